@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: GPL-2.0
+#include "test/testutil.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+uint64_t test_seed(void)
+{
+	static uint64_t seed;
+	static int done;
+	const char *env;
+
+	if (done)
+		return seed;
+	env = getenv("HWOFFLOAD_TEST_SEED");
+	if (env && *env) {
+		seed = strtoull(env, NULL, 0);
+	} else {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_REALTIME, &ts);
+		seed = (uint64_t)ts.tv_sec * 1000003u ^ (uint64_t)ts.tv_nsec ^ (uint64_t)getpid() << 32;
+	}
+	done = 1;
+	printf("test seed: HWOFFLOAD_TEST_SEED=%llu\n", (unsigned long long)seed);
+	fflush(stdout);
+	return seed;
+}
+
+/* splitmix64: tiny, fast and good enough to pick lengths, splits, keys and data. */
+uint64_t test_rng_next(struct test_rng *rng)
+{
+	uint64_t z = (rng->state += 0x9e3779b97f4a7c15ull);
+
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
+	z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
+	return z ^ (z >> 31);
+}
+
+void test_rng_init(struct test_rng *rng, uint64_t stream)
+{
+	rng->state = test_seed() ^ (stream * 0xd1342543de82ef95ull);
+	test_rng_next(rng);
+}
+
+size_t test_rng_range(struct test_rng *rng, size_t lo, size_t hi)
+{
+	return lo + (size_t)(test_rng_next(rng) % (hi - lo + 1));
+}
+
+void test_rng_fill(struct test_rng *rng, void *buf, size_t len)
+{
+	unsigned char *p = buf;
+
+	while (len) {
+		uint64_t r = test_rng_next(rng);
+		size_t n = len < sizeof(r) ? len : sizeof(r);
+
+		memcpy(p, &r, n);
+		p += n;
+		len -= n;
+	}
+}
+
+size_t test_rng_split(struct test_rng *rng, size_t len, size_t step, size_t max_pieces,
+		      size_t *pieces)
+{
+	size_t count = 0;
+
+	while (count + 1 < max_pieces && len > step) {
+		size_t piece = test_rng_range(rng, 1, len / step) * step;
+
+		if (piece == len)
+			break;
+		pieces[count++] = piece;
+		len -= piece;
+	}
+	pieces[count++] = len;
+	return count;
+}
+
+void test_assert_bytes_eq(const char *file, int line, const char *what, const void *got,
+			  const void *want, size_t len)
+{
+	const unsigned char *g = got, *w = want;
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if (g[i] != w[i])
+			break;
+	if (i == len)
+		return;
+	ck_abort_msg("%s:%d: %s differs at byte %zu of %zu: got %02x, want %02x", file, line, what, i,
+		     len, g[i], w[i]);
+}

@@ -1,0 +1,34 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the Check suites: a seeded, reproducible random source (the seed is printed and
+ * taken from HWOFFLOAD_TEST_SEED when set) and a readable comparison of byte strings.
+ */
+#ifndef HWOFFLOAD_TESTUTIL_H
+#define HWOFFLOAD_TESTUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+struct test_rng {
+	uint64_t state;
+};
+
+/* The run's seed: HWOFFLOAD_TEST_SEED, or a fresh one; printed once so a failure can be replayed. */
+uint64_t test_seed(void);
+/* A generator for one test case: the run's seed mixed with the case's own number. */
+void test_rng_init(struct test_rng *rng, uint64_t stream);
+uint64_t test_rng_next(struct test_rng *rng);
+/* Uniform in [lo, hi]. */
+size_t test_rng_range(struct test_rng *rng, size_t lo, size_t hi);
+void test_rng_fill(struct test_rng *rng, void *buf, size_t len);
+/* Cut len into 1..max_pieces random pieces, each a multiple of step but the last; returns count. */
+size_t test_rng_split(struct test_rng *rng, size_t len, size_t step, size_t max_pieces,
+		      size_t *pieces);
+
+/* ck_assert-style check that prints where two byte strings first differ. */
+#define ck_assert_bytes_eq(what, got, want, len)                                                   \
+	test_assert_bytes_eq(__FILE__, __LINE__, what, got, want, len)
+void test_assert_bytes_eq(const char *file, int line, const char *what, const void *got,
+			  const void *want, size_t len);
+
+#endif
