@@ -1,0 +1,52 @@
+/*
+ * eventloop.c - the engine's only wait: poll() on eventfds, no spinning.
+ *
+ * QEMU sets O_NONBLOCK on every eventfd it receives, and the flag lives in the open file
+ * description the engine shares, so reads here must expect EAGAIN and never block.
+ */
+#define _GNU_SOURCE	/* POLLRDHUP */
+#include <errno.h>
+#include <poll.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "eventloop.h"
+
+int hwoff_loop_run(struct hwoff_engine *e, const int *doorbell_fds, unsigned int vectors,
+		   int stop_fd)
+{
+	struct pollfd pfd[HWOFF_MAX_VECTORS + 1];
+	unsigned int v;
+	uint64_t count;
+
+	for (v = 0; v < vectors; v++)
+		pfd[v] = (struct pollfd){ .fd = doorbell_fds[v], .events = POLLIN };
+	pfd[vectors] = (struct pollfd){ .fd = stop_fd, .events = POLLIN | POLLRDHUP };
+
+	for (;;) {
+		if (poll(pfd, vectors + 1, -1) < 0)
+			return -errno;
+		if (pfd[vectors].revents)
+			return 0;
+		for (v = 0; v < vectors; v++) {
+			if (!(pfd[v].revents & POLLIN))
+				continue;
+			/* drain first: a doorbell rung while we work wakes us again */
+			if (read(doorbell_fds[v], &count, sizeof(count)) != sizeof(count))
+				continue;
+			hwoff_engine_doorbell(e, v);
+		}
+	}
+}
+
+void hwoff_eventfd_raise(void *opaque, unsigned int vector)
+{
+	const int *irq_fds = opaque;
+	uint64_t one = 1;
+
+	if (write(irq_fds[vector], &one, sizeof(one)) != sizeof(one))
+		fprintf(stderr, "hwoffload-engine: raising MSI-X vector %u: %s\n", vector,
+			strerror(errno));
+}

@@ -1,0 +1,23 @@
+/*
+ * eventloop.h - feed doorbell eventfds to the engine core; raise MSI-X through eventfds.
+ *
+ * Used by the server (QEMU's eventfds) and by the unit tests (their own), so both run the
+ * engine exactly the same way.
+ */
+#ifndef HWOFF_EVENTLOOP_H
+#define HWOFF_EVENTLOOP_H
+
+#include "engine.h"
+
+/*
+ * Block in poll() on @doorbell_fds[0..@vectors) and @stop_fd, handing each doorbell to the
+ * engine. Returns 0 once @stop_fd is readable or hung up, -errno if poll() fails (-EINTR
+ * when a signal arrives).
+ */
+int hwoff_loop_run(struct hwoff_engine *e, const int *doorbell_fds, unsigned int vectors,
+		   int stop_fd);
+
+/* hwoff_engine_config.raise_irq for an array of eventfds (@opaque is an int *). */
+void hwoff_eventfd_raise(void *opaque, unsigned int vector);
+
+#endif /* HWOFF_EVENTLOOP_H */

@@ -1,0 +1,187 @@
+/*
+ * hwoffload_regs.h - programming model of the hwoffload crypto engine.
+ *
+ * Shared by the guest driver (hwoffload.ko) and the emulated engine (kernel/engine/).
+ * kernel/ENGINE.md is the prose description; this header is the authority on numbers.
+ *
+ * All multi-byte values are little-endian. Register offsets are relative to BAR2.
+ * Only the ivshmem Doorbell register in BAR0 traps: every action is "write BAR2, then ring".
+ */
+#ifndef HWOFFLOAD_REGS_H
+#define HWOFFLOAD_REGS_H
+
+#include <linux/types.h>
+
+#define HWOFF_BIT(n)			(1U << (n))
+
+/* ---- BAR2 geometry ---- */
+#define HWOFF_BAR2_SIZE			0x4000	/* power of two, as a PCI BAR must be */
+#define HWOFF_FIFO_IN			0x1000	/* PIO input window (driver writes) */
+#define HWOFF_FIFO_OUT			0x2000	/* PIO output window (engine writes) */
+#define HWOFF_FIFO_DEPTH		4096	/* bytes per PIO request, each window */
+
+/* ---- ivshmem doorbell vectors (guest -> engine), BAR0 Doorbell = peer << 16 | vector ---- */
+#define HWOFF_DB_DMA			0	/* ring advanced: walk CUR .. HEAD */
+#define HWOFF_DB_PIO			1	/* PIO request posted (PIO_SEQ advanced) */
+#define HWOFF_MIN_VECTORS		2
+#define HWOFF_MAX_VECTORS		16
+
+/* ---- MSI-X vectors (engine -> guest) ---- */
+#define HWOFF_MSIX_DMA			0	/* INT_DMA_DONE, INT_DMA_ERROR */
+#define HWOFF_MSIX_PIO			1	/* INT_PIO_DONE, if enabled: PIO usually polls */
+
+/* ---- identification (engine writes once at start; read-only for the driver) ---- */
+#define HWOFF_REG_ID			0x000
+#define  HWOFF_ID_MAGIC			0x464f5748	/* "HWOF" as bytes in memory */
+#define HWOFF_REG_VERSION		0x004
+#define  HWOFF_VERSION_MAJOR		1
+#define  HWOFF_VERSION_MINOR		0
+#define  HWOFF_VERSION			(HWOFF_VERSION_MAJOR << 16 | HWOFF_VERSION_MINOR)
+#define HWOFF_REG_CAPS			0x008
+#define  HWOFF_CAP_AES_ECB		HWOFF_BIT(0)
+#define  HWOFF_CAP_AES_CBC		HWOFF_BIT(1)
+#define  HWOFF_CAP_AES_CTR		HWOFF_BIT(2)
+#define  HWOFF_CAP_PIO			HWOFF_BIT(8)
+#define  HWOFF_CAP_DMA			HWOFF_BIT(9)
+#define  HWOFF_CAP_HASH			HWOFF_BIT(16)	/* reserved: not implemented yet */
+#define  HWOFF_CAP_FAULT_INJECTION	HWOFF_BIT(31)	/* model-only registers present */
+#define HWOFF_REG_PEER_ID		0x00c	/* engine's ivshmem peer id, for the doorbell */
+#define HWOFF_REG_NUM_VECTORS		0x010
+#define HWOFF_REG_FIFO_DEPTH		0x014
+#define HWOFF_REG_DMA_ALIGN		0x018	/* bytes; DMA addresses and lengths */
+#define HWOFF_REG_DMA_MAX_LEN		0x01c	/* bytes per data descriptor */
+#define HWOFF_REG_RAM_SIZE		0x020	/* 64-bit: highest DMA address + 1 */
+#define HWOFF_REG_RING_MAX		0x028	/* max descriptors in the ring */
+#define HWOFF_REG_PIO_SETUP_NS		0x030	/* timing model, see ENGINE.md */
+#define HWOFF_REG_PIO_PS_PER_BYTE	0x034
+#define HWOFF_REG_DMA_SETUP_NS		0x038
+#define HWOFF_REG_DMA_PS_PER_BYTE	0x03c
+
+/* ---- control and status ---- */
+#define HWOFF_REG_CTRL			0x100	/* driver */
+#define  HWOFF_CTRL_RESET		HWOFF_BIT(0)	/* self-clearing: engine clears when done */
+#define HWOFF_REG_STATUS		0x104	/* engine */
+#define  HWOFF_STATUS_PIO_BUSY		HWOFF_BIT(0)
+#define  HWOFF_STATUS_DMA_BUSY		HWOFF_BIT(1)
+#define  HWOFF_STATUS_RING_VALID	HWOFF_BIT(2)	/* ring latched at the last reset */
+#define  HWOFF_STATUS_DMA_HALTED	HWOFF_BIT(3)	/* ring error: reset to recover */
+#define HWOFF_REG_INT_STATUS		0x108	/* engine: atomic OR; driver W1C: atomic AND-NOT */
+#define HWOFF_REG_INT_ENABLE		0x10c	/* driver */
+#define  HWOFF_INT_DMA_DONE		HWOFF_BIT(0)
+#define  HWOFF_INT_DMA_ERROR		HWOFF_BIT(1)
+#define  HWOFF_INT_PIO_DONE		HWOFF_BIT(2)
+#define HWOFF_REG_ERR_STATUS		0x110	/* W1C like INT_STATUS: HWOFF_BIT(enum hwoff_err) */
+#define HWOFF_REG_LAST_ERROR		0x114	/* engine: enum hwoff_err of the latest error */
+#define HWOFF_REG_LAST_ERROR_ADDR	0x118	/* engine, 64-bit: address involved, if any */
+
+/* Error codes: in PIO_RESULT, descriptor status, LAST_ERROR; bit n of ERR_STATUS. */
+enum hwoff_err {
+	HWOFF_ERR_NONE = 0,
+	HWOFF_ERR_BAD_ADDR = 1,		/* address range outside guest RAM */
+	HWOFF_ERR_MISALIGNED = 2,	/* DMA address or length not a multiple of DMA_ALIGN */
+	HWOFF_ERR_BAD_LEN = 3,		/* zero, too long, or not whole blocks for ECB/CBC */
+	HWOFF_ERR_BAD_CTX = 4,		/* unknown mode/unit, bad key length or CTR offset */
+	HWOFF_ERR_NO_CTX = 5,		/* DATA descriptor without LOAD_CTX in its request */
+	HWOFF_ERR_BAD_DESC = 6,		/* unknown descriptor type */
+	HWOFF_ERR_DMA_FAULT = 7,	/* bus error (injected) */
+	HWOFF_ERR_FIFO = 8,		/* FIFO overflow/overrun (or injected) */
+	HWOFF_ERR_RING = 9,		/* bad ring base/size, or HEAD more than a ring ahead */
+	HWOFF_ERR_ABORTED = 10,		/* an earlier descriptor of this request failed */
+	HWOFF_ERR_COUNT
+};
+
+/* ---- AES context for PIO (a DMA request carries its own, struct hwoff_aes_ctx) ---- */
+#define HWOFF_REG_AES_CFG		0x200	/* HWOFF_CFG_* */
+#define HWOFF_REG_AES_CTR_OFFSET	0x204	/* CTR: keystream bytes used of block IV-1 */
+#define HWOFF_REG_AES_IV		0x210	/* 16 bytes; written back after each request */
+#define HWOFF_REG_AES_KEY		0x220	/* 32 bytes; the engine never writes it */
+
+#define HWOFF_CFG_MODE_MASK		0x0000000f
+#define  HWOFF_MODE_ECB			1
+#define  HWOFF_MODE_CBC			2
+#define  HWOFF_MODE_CTR			3
+#define HWOFF_CFG_DECRYPT		HWOFF_BIT(4)
+#define HWOFF_CFG_KEYLEN_SHIFT		8	/* key length in bytes: 16, 24 or 32 */
+#define HWOFF_CFG_KEYLEN_MASK		0x0000ff00
+#define HWOFF_CFG_UNIT_SHIFT		28
+#define HWOFF_CFG_UNIT_MASK		0xf0000000
+#define  HWOFF_UNIT_AES			0
+#define  HWOFF_UNIT_HASH		1	/* reserved */
+#define HWOFF_CFG(unit, mode, keylen, decrypt)					\
+	((unit) << HWOFF_CFG_UNIT_SHIFT | (keylen) << HWOFF_CFG_KEYLEN_SHIFT |	\
+	 (mode) | ((decrypt) ? HWOFF_CFG_DECRYPT : 0))
+
+/* ---- PIO: ownership of 0x200..0x25f and the FIFO windows passes with PIO_SEQ ---- */
+#define HWOFF_REG_PIO_SEQ		0x240	/* driver: bump to post a request */
+#define HWOFF_REG_PIO_DONE_SEQ		0x244	/* engine: = PIO_SEQ when finished (poll this) */
+#define HWOFF_REG_PIO_RESULT		0x248	/* engine: enum hwoff_err of that request */
+#define HWOFF_REG_FIFO_IN_LEVEL		0x24c	/* driver fills, engine drains to 0 */
+#define HWOFF_REG_FIFO_OUT_LEVEL	0x250	/* engine fills, driver drains to 0 */
+
+/* ---- DMA descriptor ring ---- */
+#define HWOFF_REG_RING_BASE		0x300	/* driver, 64-bit GPA, HWOFF_RING_ALIGN aligned */
+#define HWOFF_REG_RING_SIZE		0x308	/* driver: entries, power of 2; latched at reset */
+#define HWOFF_REG_RING_HEAD		0x30c	/* driver: free-running count of published descs */
+#define HWOFF_REG_RING_CUR		0x310	/* engine: free-running count of finished descs */
+#define HWOFF_REG_RING_CUR_ADDR		0x318	/* engine, 64-bit: GPA of descriptor CUR */
+#define HWOFF_RING_ALIGN		64
+#define HWOFF_RING_MAX_ENTRIES		4096
+#define HWOFF_DMA_ALIGN			16	/* one burst = one AES block */
+#define HWOFF_DMA_MAX_LEN		(1U << 24)
+
+/* ---- hash unit: reserved 0x400..0x5ff (see ENGINE.md "Hash unit") ---- */
+#define HWOFF_REG_HASH_BASE		0x400
+#define HWOFF_REG_HASH_END		0x600
+
+/* ---- counters: engine, 64-bit, never reset (debugging) ---- */
+#define HWOFF_REG_CNT_DOORBELLS		0x600
+#define HWOFF_REG_CNT_PIO_REQUESTS	0x608
+#define HWOFF_REG_CNT_PIO_BYTES		0x610
+#define HWOFF_REG_CNT_PIO_IRQS		0x618
+#define HWOFF_REG_CNT_DMA_REQUESTS	0x620
+#define HWOFF_REG_CNT_DMA_BYTES		0x628
+#define HWOFF_REG_CNT_DMA_DESCS		0x630
+#define HWOFF_REG_CNT_DMA_IRQS		0x638
+#define HWOFF_REG_CNT_IRQS_LOST		0x640	/* interrupts swallowed by FAULT_LOST_IRQ */
+#define HWOFF_REG_CNT_ERRORS		0x648
+#define HWOFF_REG_CNT_RESETS		0x650
+
+/*
+ * ---- model-only fault injection: the driver writes a count, the engine consumes it ----
+ * (atomically, one per event). Not present on real hardware (HWOFF_CAP_FAULT_INJECTION).
+ */
+#define HWOFF_REG_FAULT_DMA_ERROR	0x700	/* fail the next N DMA requests (DMA_FAULT) */
+#define HWOFF_REG_FAULT_STALL		0x704	/* N != 0: next PIO or DMA request hangs to reset */
+#define HWOFF_REG_FAULT_LOST_IRQ	0x708	/* drop the next N MSI-X messages */
+#define HWOFF_REG_FAULT_FIFO_ERROR	0x70c	/* fail the next N PIO requests (FIFO) */
+
+/* ---- descriptor (32 bytes, in guest RAM, ring slot = index & (RING_SIZE - 1)) ---- */
+struct hwoff_desc {
+	__le64 src;		/* DATA: source GPA; LOAD_CTX: GPA of struct hwoff_aes_ctx */
+	__le64 dst;		/* DATA: destination GPA (may equal src) */
+	__le32 len;		/* DATA: bytes; LOAD_CTX: sizeof(struct hwoff_aes_ctx) */
+	__le32 flags;		/* HWOFF_DESC_* */
+	__le32 status;		/* engine writes HWOFF_DSTAT_DONE | error when finished */
+	__le32 reserved;
+};
+
+#define HWOFF_DESC_TYPE_MASK		0x0000000f
+#define  HWOFF_DESC_DATA		1	/* run the loaded context over src -> dst */
+#define  HWOFF_DESC_LOAD_CTX		2	/* load context record at src */
+#define  HWOFF_DESC_NOP			3
+#define HWOFF_DESC_END_OF_REQ		HWOFF_BIT(8)	/* write back the context; request done */
+#define HWOFF_DESC_BREAK_CHAIN		HWOFF_BIT(9)	/* stop after this one and interrupt */
+
+#define HWOFF_DSTAT_DONE		HWOFF_BIT(31)
+#define HWOFF_DSTAT_ERR_MASK		0x000000ff
+
+/* ---- per-request AES context record (64 bytes, in guest RAM, 16-byte aligned) ---- */
+struct hwoff_aes_ctx {
+	__le32 cfg;		/* HWOFF_CFG(HWOFF_UNIT_AES, mode, keylen, decrypt) */
+	__le32 ctr_offset;	/* as HWOFF_REG_AES_CTR_OFFSET; written back */
+	__le32 reserved[2];
+	__u8 iv[16];		/* IV / counter; written back at END_OF_REQ */
+	__u8 key[32];
+};
+
+#endif /* HWOFFLOAD_REGS_H */
