@@ -1,32 +1,33 @@
 #!/bin/bash
 # The guest harness's own test: it must pass a clean command through with its status, output and
 # arguments intact, and fail on every kind of kernel-log problem and on a timeout. Each case boots
-# a guest (qemu64: no AES-NI modules to load, the fastest boot).
+# a guest (qemu64: no AES-NI modules to load, the fastest boot); as many at once as there are CPUs.
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
-passed=0
-failed=0
-out=$(mktemp)
-trap 'rm -f "$out" selftest-guest-wrote.tmp' EXIT
-
-vm() {
-	"$here/run" --cpu qemu64 "$@" >"$out" 2>&1
-}
+results=$(mktemp -d)
+trap 'rm -rf "$results" selftest-guest-wrote.tmp' EXIT
+cases=0
 
 # expect NAME WANT_STATUS GREP_PATTERN HARNESS_ARGS...: the run's exit status and a line of output.
 expect() {
-	local name=$1 want=$2 pattern=$3 status
+	local name=$1 want=$2 pattern=$3 n=$((++cases))
 	shift 3
-	vm "$@"
-	status=$?
-	if [ "$status" = "$want" ] && grep -Eq -- "$pattern" "$out"; then
-		echo "PASS: $name"
-		passed=$((passed + 1))
-	else
-		echo "FAIL: $name: exit $status (want $want), output (want /$pattern/):"
-		sed 's/^/    /' "$out"
-		failed=$((failed + 1))
-	fi
+	while [ "$(jobs -rp | wc -l)" -ge "$(nproc)" ]; do
+		wait -n
+	done
+	(
+		out=$results/$n.out
+		"$here/run" --cpu qemu64 "$@" >"$out" 2>&1
+		status=$?
+		if [ "$status" = "$want" ] && grep -Eq -- "$pattern" "$out"; then
+			echo "PASS: $name" >"$results/$n.result"
+		else
+			{
+				echo "FAIL: $name: exit $status (want $want), output (want /$pattern/):"
+				sed 's/^/    /' "$out"
+			} >"$results/$n.result"
+		fi
+	) &
 }
 
 expect "status and output pass through" 3 '^guest says hi$' -- sh -c 'echo guest says hi; exit 3'
@@ -35,13 +36,6 @@ expect "arguments keep their quoting" 0 "^\[a b\]\[c'd\]\[\\\$HOME\]\[\]$" -- \
 rm -f selftest-guest-wrote.tmp
 expect "runs in the build tree, which it can write" 0 "^$PWD$" -- \
 	sh -c 'pwd; echo from-guest >selftest-guest-wrote.tmp'
-if [ "$(cat selftest-guest-wrote.tmp 2>/dev/null)" = from-guest ]; then
-	echo "PASS: the host sees what the guest wrote"
-	passed=$((passed + 1))
-else
-	echo "FAIL: the host does not see selftest-guest-wrote.tmp written by the guest"
-	failed=$((failed + 1))
-fi
 expect "taint lines of an out-of-tree module are no failure" 0 '^logged$' -- sh -c \
 	"echo 'hwoffload: loading out-of-tree module taints kernel.' >/dev/kmsg &&
 	 echo 'hwoffload: module verification failed: signature and/or required key missing - tainting kernel' >/dev/kmsg &&
@@ -61,5 +55,16 @@ expect "a real kernel crash fails the run" 99 "without reporting|logged a proble
 expect "the time limit kills QEMU" 124 "timed out after 15 s" --timeout 15 -- sleep 600
 expect "an unknown kernel line is refused" 2 "no kernel 5.4" --kernel 5.4 -- true
 
+wait
+cat "$results"/{1..99}.result 2>/dev/null
+passed=$(cat "$results"/*.result | grep -c '^PASS')
+failed=$((cases - passed))
+if [ "$(cat selftest-guest-wrote.tmp 2>/dev/null)" = from-guest ]; then
+	echo "PASS: the host sees what the guest wrote"
+	passed=$((passed + 1))
+else
+	echo "FAIL: the host does not see selftest-guest-wrote.tmp written by the guest"
+	failed=$((failed + 1))
+fi
 echo "harness selftest: $passed passed, $failed failed"
 [ "$failed" -eq 0 ]
