@@ -1,0 +1,94 @@
+/*
+ * discover.h - the kernel's implementations of the algorithms in algs.h, and what each one is.
+ *
+ * /proc/crypto lists every implementation; discovery keeps those that a user could get (not
+ * internal, self-test passed) for the kernel names in the algorithm table, and classifies each:
+ * the bundled engine's PIO, DMA or auto driver, another vendor's off-CPU engine, or a CPU
+ * implementation in the kernel. The kernel's own CRYPTO_ALG_KERN_DRIVER_ONLY flag decides that
+ * when crypto_user netlink can be asked; otherwise a rule on /proc/crypto does (see classify()).
+ */
+#ifndef HWOFF_BACKEND_DISCOVER_H
+#define HWOFF_BACKEND_DISCOVER_H
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#define HWOFF_NAME_MAX	      128 /* the kernel's CRYPTO_MAX_ALG_NAME, NUL included */
+#define HWOFF_MODULE_NAME_MAX 64 /* the kernel's MODULE_NAME_LEN is smaller */
+#define HWOFF_IMPLS_MAX	      128 /* 6.12 on x86 with AVX2 has 29 */
+
+/* The module of the bundled engine driver (kernel/); its drivers end in -pio, -dma or neither. */
+#define HWOFF_ENGINE_MODULE "hwoffload"
+
+enum hwoff_impl_class {
+	HWOFF_IMPL_CPU, /* in the kernel, on the CPU: generic C, AES-NI, AVX2, NEON */
+	HWOFF_IMPL_OFFLOAD, /* an off-CPU engine that is not ours */
+	HWOFF_IMPL_ENGINE_AUTO, /* ours, choosing PIO or DMA by itself */
+	HWOFF_IMPL_ENGINE_PIO, /* ours, always PIO */
+	HWOFF_IMPL_ENGINE_DMA, /* ours, always DMA */
+};
+
+/* /proc/crypto shows "fips" only when the kernel runs in FIPS mode. */
+enum hwoff_fips_allowed {
+	HWOFF_FIPS_UNKNOWN,
+	HWOFF_FIPS_NO,
+	HWOFF_FIPS_YES,
+};
+
+struct hwoff_impl {
+	char name[HWOFF_NAME_MAX]; /* cra_name, one of the table's kernel names */
+	char driver[HWOFF_NAME_MAX]; /* cra_driver_name, what a path names */
+	char module[HWOFF_MODULE_NAME_MAX]; /* "kernel" when built in */
+	char type[32]; /* skcipher, lskcipher, shash, ahash ... */
+	int priority;
+	bool async;
+	enum hwoff_fips_allowed fips_allowed;
+	bool simd_wrapper; /* an internal "__DRIVER" exists: see classify() */
+	bool kernel_flags_known; /* kernel_flags came from crypto_user netlink */
+	uint32_t kernel_flags; /* cru_flags: CRYPTO_ALG_* */
+	enum hwoff_impl_class class;
+};
+
+struct hwoff_discovery {
+	size_t count;
+	struct hwoff_impl impls[HWOFF_IMPLS_MAX];
+	size_t skipped_internal; /* internal or "__" entries of the table's kernel names */
+	size_t skipped_not_passed; /* self-test failed or not run: the kernel will not hand out */
+	char basis[256]; /* how the classes were decided, for the provider to report */
+};
+
+/*
+ * Parse /proc/crypto text. source names the input in errors ("SOURCE:LINE: reason"). Classifies
+ * by the /proc/crypto rule. Returns 0, or -1 with err filled.
+ */
+int hwoff_discovery_read(struct hwoff_discovery *d, FILE *in, const char *source, char *err,
+			 size_t err_len);
+int hwoff_discovery_load(struct hwoff_discovery *d, const char *path, char *err, size_t err_len);
+
+/*
+ * Ask crypto_user netlink (CRYPTO_MSG_GETALG) for each implementation's flags and reclassify by
+ * CRYPTO_ALG_KERN_DRIVER_ONLY. Returns 0, or -errno when netlink could not be used at all; then
+ * the classes stay as read and d->basis says why. Implementations netlink did not answer for
+ * keep their /proc/crypto class, and d->basis counts them.
+ */
+int hwoff_discovery_query_kernel_flags(struct hwoff_discovery *d);
+
+/* This machine: /proc/crypto, then netlink. Returns 0, or -1 with err filled. */
+int hwoff_discover(struct hwoff_discovery *d, char *err, size_t err_len);
+
+/* The implementation with this driver name, or NULL. */
+const struct hwoff_impl *hwoff_discovery_find(const struct hwoff_discovery *d, const char *driver);
+
+/*
+ * The engine driver a request for kernel_name should go to when no calibration says otherwise:
+ * the bundled engine's auto driver, else its driver of highest priority, else the off-CPU
+ * driver of another vendor of highest priority; NULL when there is none (CPU only).
+ */
+const struct hwoff_impl *hwoff_discovery_offload_for(const struct hwoff_discovery *d,
+						     const char *kernel_name);
+
+/* "cpu", "offload", "engine-auto", "engine-pio", "engine-dma". */
+const char *hwoff_impl_class_name(enum hwoff_impl_class class);
+
+#endif

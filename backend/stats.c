@@ -1,0 +1,64 @@
+/*
+ * stats.c - lock-free per-path counters and their text form.
+ */
+#include "backend/stats.h"
+#include "backend/text.h"
+
+void hwoff_count_request(struct hwoff_counters *c, size_t bytes)
+{
+	atomic_fetch_add_explicit(&c->requests, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&c->bytes, bytes, memory_order_relaxed);
+}
+
+void hwoff_count_error(struct hwoff_counters *c)
+{
+	atomic_fetch_add_explicit(&c->errors, 1, memory_order_relaxed);
+}
+
+void hwoff_count_fallback(struct hwoff_counters *c, enum hwoff_fallback_reason reason)
+{
+	if (reason < HWOFF_FALLBACK_REASON_COUNT)
+		atomic_fetch_add_explicit(&c->fallbacks[reason], 1, memory_order_relaxed);
+}
+
+void hwoff_counters_read(const struct hwoff_counters *c, struct hwoff_counts *out)
+{
+	out->requests = atomic_load_explicit(&c->requests, memory_order_relaxed);
+	out->bytes = atomic_load_explicit(&c->bytes, memory_order_relaxed);
+	out->errors = atomic_load_explicit(&c->errors, memory_order_relaxed);
+	for (int r = 0; r < HWOFF_FALLBACK_REASON_COUNT; r++)
+		out->fallbacks[r] = atomic_load_explicit(&c->fallbacks[r], memory_order_relaxed);
+}
+
+const char *hwoff_fallback_reason_name(enum hwoff_fallback_reason reason)
+{
+	switch (reason) {
+	case HWOFF_FALLBACK_PATH_UNUSABLE:
+		return "path-unusable";
+	case HWOFF_FALLBACK_SETUP_FAILED:
+		return "setup-failed";
+	case HWOFF_FALLBACK_REQUEST_FAILED:
+		return "request-failed";
+	case HWOFF_FALLBACK_REASON_COUNT:
+		break;
+	}
+	return "?";
+}
+
+void hwoff_counters_format(char *buf, size_t size, const char *path_name,
+			   const struct hwoff_counters *c)
+{
+	struct hwoff_counts n;
+	unsigned long long fallbacks = 0;
+
+	hwoff_counters_read(c, &n);
+	for (int r = 0; r < HWOFF_FALLBACK_REASON_COUNT; r++)
+		fallbacks += n.fallbacks[r];
+	hwoff_appendf(buf, size, "%s requests=%llu bytes=%llu errors=%llu fallbacks=%llu (",
+		      path_name, (unsigned long long)n.requests, (unsigned long long)n.bytes,
+		      (unsigned long long)n.errors, fallbacks);
+	for (int r = 0; r < HWOFF_FALLBACK_REASON_COUNT; r++)
+		hwoff_appendf(buf, size, "%s%s=%llu", r ? " " : "", hwoff_fallback_reason_name(r),
+			      (unsigned long long)n.fallbacks[r]);
+	hwoff_appendf(buf, size, ")\n");
+}

@@ -1,0 +1,56 @@
+/*
+ * stats.h - per-path counters: requests, bytes, errors and software fallbacks by reason.
+ *
+ * Every path of the path table carries one struct hwoff_counters. They are the documented
+ * exception to "no shared mutable state": any thread adds to them without a lock (C11 atomics,
+ * relaxed: each counter is exact, but a reader may see one counter of a request before another),
+ * and the provider reads them at any time to report.
+ */
+#ifndef HWOFF_BACKEND_STATS_H
+#define HWOFF_BACKEND_STATS_H
+
+#include <stdatomic.h>
+#include <stddef.h>
+#include <stdint.h>
+
+/* Why a request the table sent to a kernel path was served in software instead. */
+enum hwoff_fallback_reason {
+	HWOFF_FALLBACK_PATH_UNUSABLE, /* the path was marked unusable before (its reason says why)
+				       */
+	HWOFF_FALLBACK_SETUP_FAILED, /* the kernel context (socket, bind, key) could not be made */
+	HWOFF_FALLBACK_REQUEST_FAILED, /* the kernel failed this request; software redid it */
+	HWOFF_FALLBACK_REASON_COUNT,
+};
+
+struct hwoff_counters {
+	atomic_uint_least64_t requests; /* requests this path served */
+	atomic_uint_least64_t bytes; /* their bytes */
+	atomic_uint_least64_t errors; /* requests that failed on this path */
+	/* requests the table sent here that software served instead */
+	atomic_uint_least64_t fallbacks[HWOFF_FALLBACK_REASON_COUNT];
+};
+
+/* A plain copy, for reporting. */
+struct hwoff_counts {
+	uint64_t requests;
+	uint64_t bytes;
+	uint64_t errors;
+	uint64_t fallbacks[HWOFF_FALLBACK_REASON_COUNT];
+};
+
+void hwoff_count_request(struct hwoff_counters *c, size_t bytes);
+void hwoff_count_error(struct hwoff_counters *c);
+void hwoff_count_fallback(struct hwoff_counters *c, enum hwoff_fallback_reason reason);
+void hwoff_counters_read(const struct hwoff_counters *c, struct hwoff_counts *out);
+
+/* "path-unusable", "setup-failed", "request-failed". */
+const char *hwoff_fallback_reason_name(enum hwoff_fallback_reason reason);
+
+/*
+ * Append one line to the string in buf (see hwoff_appendf()): "NAME requests=N bytes=N
+ * errors=N fallbacks=N (path-unusable=N setup-failed=N request-failed=N)".
+ */
+void hwoff_counters_format(char *buf, size_t size, const char *path_name,
+			   const struct hwoff_counters *c);
+
+#endif

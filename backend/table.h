@@ -1,0 +1,178 @@
+/*
+ * table.h - the path table, and THE decision: which path serves a request.
+ *
+ * For each (algorithm, key size, direction, objective) the table holds ordered size ranges, each
+ * sent to a path: software (OpenSSL's default provider) or a kernel driver by name. The
+ * calibration writes it in the text format of backend/TABLE.md; without one, hwoff_table_default()
+ * gives conservative cut-offs for a discovered engine. The table's structure is fixed once built;
+ * what changes at run time is lock-free: a path can be marked unusable, and its counters count.
+ */
+#ifndef HWOFF_BACKEND_TABLE_H
+#define HWOFF_BACKEND_TABLE_H
+
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "backend/algs.h"
+#include "backend/discover.h"
+#include "backend/stats.h"
+
+#define HWOFF_TABLE_MAGIC   "hwoffload-path-table"
+#define HWOFF_TABLE_VERSION 1
+#define HWOFF_SOFTWARE	    "software" /* the path name of OpenSSL's default provider */
+#define HWOFF_RANGES_MAX    8 /* per entry */
+#define HWOFF_PATHS_MAX	    16 /* distinct paths per table, software included */
+#define HWOFF_SIZE_LIMIT    (1UL << 30) /* no range starts past 1 GiB: surely a typo */
+
+/* Built-in cut-offs when no table was calibrated: upstream omap-aes and omap-sham. */
+#define HWOFF_DEFAULT_CIPHER_CUTOFF 200 /* omap-aes aes_fallback_sz */
+#define HWOFF_DEFAULT_DIGEST_CUTOFF 256 /* omap-sham OMAP_SHA_DMA_THRESHOLD */
+
+enum hwoff_direction {
+	HWOFF_ENCRYPT,
+	HWOFF_DECRYPT,
+	HWOFF_DIGEST,
+	HWOFF_DIRECTION_COUNT,
+};
+
+/* What the calibration optimised a range for. */
+enum hwoff_objective {
+	HWOFF_THROUGHPUT, /* bytes per second of wall time */
+	HWOFF_CPU, /* CPU time per byte */
+	HWOFF_OBJECTIVE_COUNT,
+};
+
+struct hwoff_path {
+	char name[HWOFF_NAME_MAX]; /* HWOFF_SOFTWARE or a kernel driver name */
+	bool software;
+	atomic_int state; /* usable, being marked, unusable: see table.c */
+	char unusable_reason[256]; /* valid once unusable */
+	struct hwoff_counters counters;
+};
+
+/* Sizes from start up to the next range's start (the last: up to SIZE_MAX) go to path. */
+struct hwoff_range {
+	size_t start;
+	unsigned int path; /* index into hwoff_table.paths */
+};
+
+/* No ranges: everything in software. */
+struct hwoff_entry {
+	unsigned int count;
+	struct hwoff_range ranges[HWOFF_RANGES_MAX];
+};
+
+struct hwoff_fingerprint_driver {
+	char driver[HWOFF_NAME_MAX];
+	char module[HWOFF_MODULE_NAME_MAX]; /* "kernel" when built in */
+	char version[64]; /* /sys/module/MODULE/version or srcversion, or "-" */
+};
+
+/* What a calibration depends on; empty strings are "not recorded". */
+struct hwoff_fingerprint {
+	char kernel[65]; /* uname -r */
+	char cpu[128]; /* /proc/cpuinfo model name, blanks collapsed */
+	size_t driver_count;
+	struct hwoff_fingerprint_driver drivers[HWOFF_PATHS_MAX];
+};
+
+/* Read the fields; change it only through the functions below. */
+struct hwoff_table {
+	struct hwoff_fingerprint fingerprint;
+	unsigned int path_count;
+	struct hwoff_path paths[HWOFF_PATHS_MAX]; /* paths[0] is software */
+	struct hwoff_entry *entries; /* hwoff_alg_count x directions x objectives */
+};
+
+/* Where hwoff_decide() sends a request. */
+struct hwoff_choice {
+	struct hwoff_path *path; /* serves it: the table's path, or software */
+	struct hwoff_path *unusable; /* the table's path when it was unusable, else NULL */
+};
+
+/* A range as the calibration or the loader gives it, before the path is interned. */
+struct hwoff_range_spec {
+	size_t start;
+	const char *path; /* HWOFF_SOFTWARE or a driver name */
+};
+
+/*
+ * THE decision. No system calls, no allocation, no locks: the entry is indexed, its ranges
+ * scanned. Anything the table does not cover (no entry, a key size or direction that is not the
+ * algorithm's) goes to software, as does a request for a path marked unusable.
+ */
+struct hwoff_choice hwoff_decide(struct hwoff_table *t, const struct hwoff_alg *alg,
+				 unsigned int key_bits, enum hwoff_direction direction, size_t size,
+				 enum hwoff_objective objective);
+
+/* A table that sends everything to software; NULL when out of memory. */
+struct hwoff_table *hwoff_table_new(void);
+void hwoff_table_free(struct hwoff_table *t);
+
+/*
+ * Set one entry. key_bits is the algorithm's (0 for digests). Ranges start at 0, strictly
+ * increasing, none past HWOFF_SIZE_LIMIT. Returns 0, or -1 with the reason in err.
+ */
+int hwoff_table_set(struct hwoff_table *t, const struct hwoff_alg *alg, unsigned int key_bits,
+		    enum hwoff_direction direction, enum hwoff_objective objective,
+		    const struct hwoff_range_spec *ranges, unsigned int count, char *err,
+		    size_t err_len);
+
+/*
+ * Without a calibration: for each algorithm with an engine driver in d (see
+ * hwoff_discovery_offload_for()), software below the built-in cut-off and that driver from it;
+ * software for the rest and for everything when d is NULL. NULL when out of memory.
+ */
+struct hwoff_table *hwoff_table_default(const struct hwoff_discovery *d);
+
+/*
+ * Read the format of backend/TABLE.md. source names the input in errors, which read
+ * "SOURCE:LINE: reason". Returns the table, or NULL with err filled.
+ */
+struct hwoff_table *hwoff_table_read(FILE *in, const char *source, char *err, size_t err_len);
+struct hwoff_table *hwoff_table_load(const char *path, char *err, size_t err_len);
+
+/* Write t so that hwoff_table_read() gives it back; comment (may be NULL, may have several
+ * lines) goes first as "# " lines. Returns 0, or -1 when out fails. */
+int hwoff_table_write(const struct hwoff_table *t, FILE *out, const char *comment);
+
+/*
+ * Mark a path unusable: later decisions send its requests to software. The first reason is
+ * kept; software cannot be marked. Returns whether this call marked it. Lock-free.
+ */
+bool hwoff_path_mark_unusable(struct hwoff_path *path, const char *reason);
+/* Why the path is unusable, or NULL while it is usable. */
+const char *hwoff_path_unusable_reason(const struct hwoff_path *path);
+/* Every kernel path, e.g. when the AF_ALG probe fails. */
+void hwoff_table_mark_kernel_paths_unusable(struct hwoff_table *t, const char *reason);
+
+/*
+ * Check the kernel paths against discovery: a driver that is not there, or that implements a
+ * different kernel algorithm than an entry sending requests to it, is marked unusable. Appends
+ * one line per problem to warnings; returns the number of problems.
+ */
+size_t hwoff_table_check_drivers(struct hwoff_table *t, const struct hwoff_discovery *d,
+				 char *warnings, size_t warnings_len);
+
+/* This machine's fingerprint for t: kernel, CPU, and the module of each driver t names. */
+void hwoff_fingerprint_machine(struct hwoff_fingerprint *fp, const struct hwoff_table *t,
+			       const struct hwoff_discovery *d);
+
+/*
+ * Compare the table's fingerprint with the machine's: appends one warning line per difference
+ * (or per missing record) to warnings and returns their number; 0 is a match.
+ */
+size_t hwoff_fingerprint_compare(const struct hwoff_fingerprint *table_fp,
+				 const struct hwoff_fingerprint *machine_fp, char *warnings,
+				 size_t warnings_len);
+
+/* Append one hwoff_counters_format() line per path, and "NAME unusable: REASON" if it is. */
+void hwoff_table_format_stats(const struct hwoff_table *t, char *buf, size_t size);
+
+/* "encrypt", "decrypt", "digest"; "throughput", "cpu". */
+const char *hwoff_direction_name(enum hwoff_direction direction);
+const char *hwoff_objective_name(enum hwoff_objective objective);
+
+#endif

@@ -1,0 +1,23 @@
+/*
+ * text.c - building the backend's reports in caller buffers.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "backend/text.h"
+
+void hwoff_appendf(char *buf, size_t size, const char *fmt, ...)
+{
+	size_t used;
+	va_list ap;
+
+	if (!size)
+		return;
+	used = strnlen(buf, size);
+	if (used + 1 >= size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf + used, size - used, fmt, ap);
+	va_end(ap);
+}

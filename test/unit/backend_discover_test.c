@@ -1,0 +1,280 @@
+/*
+ * backend_discover_test.c - discovery on real /proc/crypto captures (test/data/proc-crypto-*:
+ * Debian 6.1 and 6.12 guests with and without AES-NI/AVX, this build host's 6.18), on fixtures
+ * for another vendor's engine (omap) and for ours, and on malformed text.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/discover.h"
+#include "test/unit/backend_test.h"
+
+static struct hwoff_discovery *d;
+
+static void setup(void)
+{
+	d = calloc(1, sizeof(*d));
+	ck_assert_ptr_nonnull(d);
+}
+
+static void teardown(void)
+{
+	free(d);
+}
+
+static void load(const char *name)
+{
+	char path[4096], err[512];
+
+	test_data_path(path, sizeof(path), name);
+	ck_assert_msg(hwoff_discovery_load(d, path, err, sizeof(err)) == 0, "%s", err);
+}
+
+static const struct hwoff_impl *find(const char *driver)
+{
+	const struct hwoff_impl *impl = hwoff_discovery_find(d, driver);
+
+	ck_assert_msg(impl != NULL, "driver %s not discovered", driver);
+	return impl;
+}
+
+static void assert_all_cpu(void)
+{
+	for (size_t i = 0; i < d->count; i++)
+		ck_assert_msg(d->impls[i].class == HWOFF_IMPL_CPU, "%s is %s", d->impls[i].driver,
+			      hwoff_impl_class_name(d->impls[i].class));
+}
+
+static const char *const kernel_names[] = {
+	"ecb(aes)", "cbc(aes)", "ctr(aes)", "md5", "sha1", "sha224", "sha256", "sha384", "sha512",
+};
+
+static void assert_no_offload(void)
+{
+	for (size_t i = 0; i < sizeof(kernel_names) / sizeof(kernel_names[0]); i++)
+		ck_assert_ptr_null(hwoff_discovery_offload_for(d, kernel_names[i]));
+}
+
+/* AES-NI skciphers are async (a crypto/simd.c wrapper of "__cbc-aes-aesni"), yet CPU code. */
+START_TEST(test_debian_6_1_aesni)
+{
+	const struct hwoff_impl *cbc;
+
+	load("proc-crypto-6.1-max.txt");
+	ck_assert_uint_eq(d->count, 24); /* 5 SHA-2/SHA-1 x 4, MD5, 3 AES */
+	cbc = find("cbc-aes-aesni");
+	ck_assert_str_eq(cbc->name, "cbc(aes)");
+	ck_assert_str_eq(cbc->module, "aesni_intel");
+	ck_assert_str_eq(cbc->type, "skcipher");
+	ck_assert_int_eq(cbc->priority, 400);
+	ck_assert(cbc->async);
+	ck_assert(cbc->simd_wrapper);
+	ck_assert_int_eq(cbc->fips_allowed, HWOFF_FIPS_UNKNOWN);
+	ck_assert_int_eq(find("md5-generic")->priority, 0);
+	ck_assert(!find("sha256-avx2")->async);
+	ck_assert_ptr_null(hwoff_discovery_find(d, "__cbc-aes-aesni"));
+	ck_assert_ptr_null(hwoff_discovery_find(d, "aes-aesni")); /* not a table name */
+	ck_assert_uint_eq(d->skipped_internal, 6); /* __D and cryptd(__D) of 3 modes */
+	ck_assert_uint_eq(d->skipped_not_passed, 0);
+	ck_assert_ptr_nonnull(strstr(d->basis, "/proc/crypto"));
+	assert_all_cpu();
+	assert_no_offload();
+}
+END_TEST
+
+/* 6.12 adds cryptd instances named "__cbc(aes)": internal, skipped, and CPU anyway. */
+START_TEST(test_debian_6_12_aesni)
+{
+	load("proc-crypto-6.12-max.txt");
+	ck_assert_uint_eq(d->count, 24);
+	ck_assert_uint_eq(d->skipped_internal, 6);
+	ck_assert(find("ctr-aes-aesni")->simd_wrapper);
+	assert_all_cpu();
+	assert_no_offload();
+}
+END_TEST
+
+START_TEST(test_debian_6_1_generic_cpu)
+{
+	load("proc-crypto-6.1-qemu64.txt");
+	ck_assert_uint_eq(d->count, 9);
+	ck_assert(!find("cbc(aes-generic)")->async);
+	ck_assert_str_eq(find("ctr(aes-generic)")->module, "ctr");
+	assert_all_cpu();
+}
+END_TEST
+
+/* The build host: 6.18 has lskcipher and "-lib" hashes. */
+START_TEST(test_host_6_18_lskcipher)
+{
+	load("proc-crypto-6.18-host.txt");
+	ck_assert_str_eq(find("cbc(ecb(aes-fixed-time))")->type, "lskcipher");
+	ck_assert_int_eq(find("sha256-lib")->priority, 300);
+	assert_all_cpu();
+}
+END_TEST
+
+START_TEST(test_foreign_engine_omap)
+{
+	const struct hwoff_impl *omap;
+
+	load("proc-crypto-omap.txt");
+	omap = find("cbc-aes-omap");
+	ck_assert_int_eq(omap->class, HWOFF_IMPL_OFFLOAD);
+	ck_assert_str_eq(omap->module, "omap_aes_driver");
+	ck_assert_int_eq(omap->priority, 300);
+	ck_assert_int_eq(find("omap-sha256")->class, HWOFF_IMPL_OFFLOAD);
+	ck_assert_int_eq(find("omap-md5")->class, HWOFF_IMPL_OFFLOAD);
+	/* NEON bit-sliced AES is async through the same SIMD wrapper as AES-NI */
+	ck_assert_int_eq(find("cbc-aes-neonbs")->class, HWOFF_IMPL_CPU);
+	ck_assert_int_eq(find("cbc(aes-arm)")->class, HWOFF_IMPL_CPU);
+	ck_assert_int_eq(find("sha256-neon")->class, HWOFF_IMPL_CPU);
+	ck_assert_ptr_null(hwoff_discovery_find(d, "omap-sha512")); /* self-test not passed */
+	ck_assert_uint_eq(d->skipped_not_passed, 1);
+	ck_assert_ptr_eq(hwoff_discovery_offload_for(d, "cbc(aes)"), omap);
+	ck_assert_str_eq(hwoff_discovery_offload_for(d, "ctr(aes)")->driver, "ctr-aes-omap");
+	ck_assert_str_eq(hwoff_discovery_offload_for(d, "sha256")->driver, "omap-sha256");
+	ck_assert_ptr_null(hwoff_discovery_offload_for(d, "sha512"));
+	ck_assert_ptr_null(hwoff_discovery_offload_for(d, "sha384"));
+}
+END_TEST
+
+START_TEST(test_bundled_engine)
+{
+	load("proc-crypto-6.1-hwoffload.txt");
+	ck_assert_int_eq(find("cbc-aes-hwoffload-pio")->class, HWOFF_IMPL_ENGINE_PIO);
+	ck_assert_int_eq(find("ecb-aes-hwoffload-dma")->class, HWOFF_IMPL_ENGINE_DMA);
+	ck_assert_int_eq(find("ctr-aes-hwoffload")->class, HWOFF_IMPL_ENGINE_AUTO);
+	ck_assert_int_eq(find("cbc-aes-aesni")->class, HWOFF_IMPL_CPU);
+	ck_assert_str_eq(hwoff_discovery_offload_for(d, "cbc(aes)")->driver, "cbc-aes-hwoffload");
+	ck_assert_ptr_null(hwoff_discovery_offload_for(d, "sha256"));
+}
+END_TEST
+
+static int read_text(const char *text, char *err, size_t err_len)
+{
+	FILE *in = fmemopen((void *)text, strlen(text), "r");
+	int ret;
+
+	ck_assert_ptr_nonnull(in);
+	ret = hwoff_discovery_read(d, in, "text", err, err_len);
+	fclose(in);
+	return ret;
+}
+
+static const char *entry(const char *name, const char *driver, const char *module, int prio,
+			 const char *extra)
+{
+	static char buf[1024];
+
+	snprintf(buf, sizeof(buf),
+		 "name : %s\ndriver : %s\nmodule : %s\npriority : %d\nselftest : passed\n"
+		 "internal : no\ntype : skcipher\nasync : yes\n%s",
+		 name, driver, module, prio, extra);
+	return buf;
+}
+
+/* Without an auto driver, our driver of the highest priority; ours before another vendor's. */
+START_TEST(test_engine_without_auto)
+{
+	char text[4096], err[256];
+
+	snprintf(text, sizeof(text), "%s\n", entry("cbc(aes)", "cbc-aes-omap", "omap", 900, ""));
+	strcat(text, entry("cbc(aes)", "cbc-aes-hwoffload-dma", "hwoffload", 100, "\n"));
+	strcat(text, entry("cbc(aes)", "cbc-aes-hwoffload-pio", "hwoffload", 200, "fips : no\n"));
+	ck_assert_msg(read_text(text, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_uint_eq(d->count, 3);
+	ck_assert_str_eq(hwoff_discovery_offload_for(d, "cbc(aes)")->driver,
+			 "cbc-aes-hwoffload-pio");
+	ck_assert_int_eq(find("cbc-aes-hwoffload-pio")->fips_allowed, HWOFF_FIPS_NO);
+}
+END_TEST
+
+START_TEST(test_malformed)
+{
+	static const struct {
+		const char *text;
+		const char *error;
+	} cases[] = {
+		{ "name : md5\nthis line has no colon\n",
+		  "text:2: 'this line has no colon' is not" },
+		{ "name : md5\nmodule : kernel\npriority : 0\n",
+		  "text:1: entry has no 'driver' line" },
+		{ "\n\nname : md5\ndriver : d\nmodule : m\n",
+		  "text:3: entry has no 'priority' line" },
+		{ "name : md5\ndriver : d\nmodule : m\npriority : high\n",
+		  "text:4: priority 'high' is not a number" },
+		{ "name : md5\ndriver : d\nmodule : m\npriority : 1\nasync : maybe\n",
+		  "text:5: async is 'maybe', not yes or no" },
+	};
+	char err[256];
+
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		ck_assert_int_eq(read_text(cases[i].text, err, sizeof(err)), -1);
+		ck_assert_msg(strncmp(err, cases[i].error, strlen(cases[i].error)) == 0,
+			      "got '%s', want '%s...'", err, cases[i].error);
+	}
+}
+END_TEST
+
+START_TEST(test_missing_file)
+{
+	char err[256];
+
+	ck_assert_int_eq(hwoff_discovery_load(d, "/nonexistent/crypto", err, sizeof(err)), -1);
+	ck_assert_str_eq(err, "/nonexistent/crypto: No such file or directory");
+}
+END_TEST
+
+/*
+ * crypto_user netlink where the machine has it (a guest with the module), else the fallback
+ * must say why. The capture's drivers need not exist here: those keep their /proc/crypto class.
+ */
+START_TEST(test_netlink_or_reason)
+{
+	int ret;
+
+	load("proc-crypto-6.1-max.txt");
+	ret = hwoff_discovery_query_kernel_flags(d);
+	if (ret < 0) {
+		ck_assert_msg(strstr(d->basis, "crypto_user netlink unavailable") != NULL, "%s",
+			      d->basis);
+		ck_assert_msg(strstr(d->basis, strerror(-ret)) != NULL, "%s", d->basis);
+	} else {
+		ck_assert_msg(strstr(d->basis, "CRYPTO_ALG_KERN_DRIVER_ONLY") != NULL, "%s",
+			      d->basis);
+	}
+	assert_all_cpu();
+}
+END_TEST
+
+START_TEST(test_this_machine)
+{
+	char err[256];
+
+	ck_assert_msg(hwoff_discover(d, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_msg(d->basis[0], "no classification basis");
+}
+END_TEST
+
+Suite *backend_discover_suite(void)
+{
+	Suite *s = suite_create("backend_discover");
+	TCase *tc = tcase_create("proc_crypto");
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_debian_6_1_aesni);
+	tcase_add_test(tc, test_debian_6_12_aesni);
+	tcase_add_test(tc, test_debian_6_1_generic_cpu);
+	tcase_add_test(tc, test_host_6_18_lskcipher);
+	tcase_add_test(tc, test_foreign_engine_omap);
+	tcase_add_test(tc, test_bundled_engine);
+	tcase_add_test(tc, test_engine_without_auto);
+	tcase_add_test(tc, test_malformed);
+	tcase_add_test(tc, test_missing_file);
+	tcase_add_test(tc, test_netlink_or_reason);
+	tcase_add_test(tc, test_this_machine);
+	suite_add_tcase(s, tc);
+	return s;
+}
