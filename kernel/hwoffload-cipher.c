@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * hwoffload skciphers: ecb, cbc and ctr(aes), each on three paths, built from one table:
+ *
+ *   MODE-aes-hwoffload-pio	PIO only (priority 280)
+ *   MODE-aes-hwoffload-dma	DMA only (290)
+ *   MODE-aes-hwoffload		PIO up to the mode's threshold, DMA above it (300)
+ *
+ * Above the generic C code (100), below AES-NI (400): x86 keeps AES-NI, the engine beats the C
+ * code elsewhere. The thresholds are in sysfs on the device:
+ * /sys/bus/pci/devices/DEVICE/hwoffload/threshold_{ecb,cbc,ctr}, in bytes.
+ */
+#include <linux/module.h>
+#include <linux/pm_runtime.h>
+
+#include "hwoffload.h"
+
+static const struct hwoff_mode_info {
+	const char *name;
+	u32 hw_mode;
+	unsigned int blocksize;
+	unsigned int ivsize;
+} hwoff_modes[HWOFF_MODE_COUNT] = {
+	[HWOFF_ECB] = { "ecb", HWOFF_MODE_ECB, AES_BLOCK_SIZE, 0 },
+	[HWOFF_CBC] = { "cbc", HWOFF_MODE_CBC, AES_BLOCK_SIZE, AES_BLOCK_SIZE },
+	[HWOFF_CTR] = { "ctr", HWOFF_MODE_CTR, 1, AES_BLOCK_SIZE },
+};
+
+static const struct hwoff_path_info {
+	const char *suffix;
+	int priority;
+	u32 flags;
+} hwoff_paths[HWOFF_PATH_COUNT] = {
+	/* DMA may allocate a bounce list per request */
+	[HWOFF_PATH_AUTO] = { "", 300, CRYPTO_ALG_ALLOCATES_MEMORY },
+	[HWOFF_PATH_DMA] = { "-dma", 290, CRYPTO_ALG_ALLOCATES_MEMORY },
+	[HWOFF_PATH_PIO] = { "-pio", 280, 0 },
+};
+
+#define HWOFF_ALG_COUNT		(HWOFF_MODE_COUNT * HWOFF_PATH_COUNT)
+
+static struct hwoff_alg *hwoff_alg_of(struct crypto_skcipher *tfm)
+{
+	return container_of(crypto_skcipher_alg(tfm), struct hwoff_alg, engine_alg.base);
+}
+
+/* The context record of a request; also the layout of the PIO context registers. */
+void hwoff_cipher_fill_ctx(struct skcipher_request *req, struct hwoff_aes_ctx *rec)
+{
+	struct crypto_skcipher *tfm = crypto_skcipher_reqtfm(req);
+	struct hwoff_tfm_ctx *ctx = crypto_skcipher_ctx(tfm);
+	struct hwoff_req_ctx *rctx = skcipher_request_ctx(req);
+	struct hwoff_alg *alg = hwoff_alg_of(tfm);
+
+	rec->cfg = cpu_to_le32(HWOFF_CFG(HWOFF_UNIT_AES, hwoff_modes[alg->mode].hw_mode,
+					 ctx->keylen, rctx->decrypt));
+	/*
+	 * The kernel's CTR has no partial-block carry: the IV out is the counter +
+	 * ceil(len / 16), which the engine writes back when it starts at offset 0.
+	 */
+	rec->ctr_offset = 0;
+	memset(rec->reserved, 0, sizeof(rec->reserved));
+	if (crypto_skcipher_ivsize(tfm))
+		memcpy(rec->iv, req->iv, sizeof(rec->iv));
+	else
+		memset(rec->iv, 0, sizeof(rec->iv));
+	memcpy(rec->key, ctx->key, sizeof(rec->key));
+}
+
+/* The path of one request: the driver's own, or for auto the mode's threshold. */
+static enum hwoff_path hwoff_choose_path(struct hwoff_alg *alg, unsigned int len)
+{
+	struct hwoff_dev *hw = alg->hw;
+
+	if (alg->path != HWOFF_PATH_AUTO)
+		return alg->path;
+	if (len <= READ_ONCE(hw->threshold[alg->mode])) {
+		hwoff_stat_inc(hw, HWOFF_STAT_AUTO_PIO);
+		return HWOFF_PATH_PIO;
+	}
+	hwoff_stat_inc(hw, HWOFF_STAT_AUTO_DMA);
+	return HWOFF_PATH_DMA;
+}
+
+static int hwoff_skcipher_crypt(struct skcipher_request *req, bool decrypt)
+{
+	struct crypto_skcipher *tfm = crypto_skcipher_reqtfm(req);
+	struct hwoff_req_ctx *rctx = skcipher_request_ctx(req);
+	struct hwoff_alg *alg = hwoff_alg_of(tfm);
+
+	if (!req->cryptlen)
+		return 0;
+	if (!IS_ALIGNED(req->cryptlen, crypto_skcipher_blocksize(tfm)))
+		return -EINVAL;
+	rctx->req = req;
+	rctx->decrypt = decrypt;
+	rctx->path = hwoff_choose_path(alg, req->cryptlen);
+	return crypto_transfer_skcipher_request_to_engine(alg->hw->engine, req);
+}
+
+static int hwoff_skcipher_encrypt(struct skcipher_request *req)
+{
+	return hwoff_skcipher_crypt(req, false);
+}
+
+static int hwoff_skcipher_decrypt(struct skcipher_request *req)
+{
+	return hwoff_skcipher_crypt(req, true);
+}
+
+/*
+ * In the crypto_engine thread. PIO runs to the end here; DMA is published and completed by
+ * the interrupt, so the engine goes on to the next request meanwhile (retry_support).
+ */
+static int hwoff_skcipher_do_one(struct crypto_engine *engine, void *areq)
+{
+	struct skcipher_request *req = container_of(areq, struct skcipher_request, base);
+	struct hwoff_req_ctx *rctx = skcipher_request_ctx(req);
+	struct hwoff_dev *hw = hwoff_alg_of(crypto_skcipher_reqtfm(req))->hw;
+	int err;
+
+	if (rctx->path == HWOFF_PATH_DMA) {
+		err = hwoff_dma_submit(hw, req);
+		if (!err)
+			return 0;
+	} else {
+		err = hwoff_pio_crypt(hw, req);
+	}
+	local_bh_disable();
+	crypto_finalize_skcipher_request(engine, req, err);
+	local_bh_enable();
+	return 0;
+}
+
+static int hwoff_skcipher_setkey(struct crypto_skcipher *tfm, const u8 *key,
+				 unsigned int keylen)
+{
+	struct hwoff_tfm_ctx *ctx = crypto_skcipher_ctx(tfm);
+	int ret = aes_check_keylen(keylen);
+
+	if (ret)
+		return ret;
+	memzero_explicit(ctx->key, sizeof(ctx->key));
+	memcpy(ctx->key, key, keylen);
+	ctx->keylen = keylen;
+	return 0;
+}
+
+/* Runtime PM is held per transform, not per request. */
+static int hwoff_skcipher_init(struct crypto_skcipher *tfm)
+{
+	struct hwoff_tfm_ctx *ctx = crypto_skcipher_ctx(tfm);
+	struct hwoff_alg *alg = hwoff_alg_of(tfm);
+
+	hwoff_engine_tfm_init(&ctx->engine, &alg->engine_alg);
+	crypto_skcipher_set_reqsize(tfm, sizeof(struct hwoff_req_ctx));
+	return pm_runtime_resume_and_get(alg->hw->dev);
+}
+
+static void hwoff_skcipher_exit(struct crypto_skcipher *tfm)
+{
+	struct hwoff_tfm_ctx *ctx = crypto_skcipher_ctx(tfm);
+	struct device *dev = hwoff_alg_of(tfm)->hw->dev;
+
+	memzero_explicit(ctx->key, sizeof(ctx->key));
+	pm_runtime_mark_last_busy(dev);
+	pm_runtime_put_autosuspend(dev);
+}
+
+static void hwoff_alg_init(struct hwoff_alg *alg, struct hwoff_dev *hw,
+			   enum hwoff_mode_index mode, enum hwoff_path path)
+{
+	const struct hwoff_mode_info *m = &hwoff_modes[mode];
+	const struct hwoff_path_info *p = &hwoff_paths[path];
+	struct skcipher_alg *skcipher = &alg->engine_alg.base;
+	struct crypto_alg *base = &skcipher->base;
+
+	alg->hw = hw;
+	alg->mode = mode;
+	alg->path = path;
+	snprintf(base->cra_name, sizeof(base->cra_name), "%s(aes)", m->name);
+	snprintf(base->cra_driver_name, sizeof(base->cra_driver_name), "%s-aes-hwoffload%s",
+		 m->name, p->suffix);
+	base->cra_priority = p->priority;
+	base->cra_flags = CRYPTO_ALG_ASYNC | CRYPTO_ALG_KERN_DRIVER_ONLY | p->flags;
+	base->cra_blocksize = m->blocksize;
+	base->cra_ctxsize = sizeof(struct hwoff_tfm_ctx);
+	base->cra_module = THIS_MODULE;
+	skcipher->min_keysize = AES_MIN_KEY_SIZE;
+	skcipher->max_keysize = AES_MAX_KEY_SIZE;
+	skcipher->ivsize = m->ivsize;
+	/* AF_ALG hands a MSG_MORE stream over in multiples of this: whole CTR blocks */
+	skcipher->chunksize = AES_BLOCK_SIZE;
+	skcipher->setkey = hwoff_skcipher_setkey;
+	skcipher->encrypt = hwoff_skcipher_encrypt;
+	skcipher->decrypt = hwoff_skcipher_decrypt;
+	skcipher->init = hwoff_skcipher_init;
+	skcipher->exit = hwoff_skcipher_exit;
+	alg->engine_alg.op.do_one_request = hwoff_skcipher_do_one;
+}
+
+int hwoff_algs_register(struct hwoff_dev *hw)
+{
+	int i, ret;
+
+	hw->algs = devm_kcalloc(hw->dev, HWOFF_ALG_COUNT, sizeof(*hw->algs), GFP_KERNEL);
+	if (!hw->algs)
+		return -ENOMEM;
+	for (i = 0; i < HWOFF_ALG_COUNT; i++) {
+		hwoff_alg_init(&hw->algs[i], hw, i / HWOFF_PATH_COUNT, i % HWOFF_PATH_COUNT);
+		ret = crypto_engine_register_skcipher(&hw->algs[i].engine_alg);
+		if (ret) {
+			dev_err(hw->dev, "cannot register %s: %d\n",
+				hw->algs[i].engine_alg.base.base.cra_driver_name, ret);
+			goto err_unregister;
+		}
+	}
+	return 0;
+
+err_unregister:
+	while (i--)
+		crypto_engine_unregister_skcipher(&hw->algs[i].engine_alg);
+	return ret;
+}
+
+void hwoff_algs_unregister(struct hwoff_dev *hw)
+{
+	int i;
+
+	for (i = 0; i < HWOFF_ALG_COUNT; i++)
+		crypto_engine_unregister_skcipher(&hw->algs[i].engine_alg);
+}
+
+/* sysfs hwoffload/threshold_MODE: the largest request the auto driver sends by PIO. */
+static enum hwoff_mode_index hwoff_attr_mode(struct device_attribute *attr)
+{
+	return (uintptr_t)container_of(attr, struct dev_ext_attribute, attr)->var;
+}
+
+static ssize_t hwoff_threshold_show(struct device *dev, struct device_attribute *attr,
+				    char *buf)
+{
+	struct hwoff_dev *hw = dev_get_drvdata(dev);
+
+	return sysfs_emit(buf, "%u\n", READ_ONCE(hw->threshold[hwoff_attr_mode(attr)]));
+}
+
+static ssize_t hwoff_threshold_store(struct device *dev, struct device_attribute *attr,
+				     const char *buf, size_t count)
+{
+	struct hwoff_dev *hw = dev_get_drvdata(dev);
+	unsigned int val;
+	int ret = kstrtouint(buf, 0, &val);
+
+	if (ret)
+		return ret;
+	WRITE_ONCE(hw->threshold[hwoff_attr_mode(attr)], val);
+	return count;
+}
+
+#define HWOFF_THRESHOLD_ATTR(mode, name)						\
+	static struct dev_ext_attribute hwoff_attr_threshold_##name = {			\
+		__ATTR(threshold_##name, 0644, hwoff_threshold_show, hwoff_threshold_store), \
+		(void *)(uintptr_t)(mode)						\
+	}
+
+HWOFF_THRESHOLD_ATTR(HWOFF_ECB, ecb);
+HWOFF_THRESHOLD_ATTR(HWOFF_CBC, cbc);
+HWOFF_THRESHOLD_ATTR(HWOFF_CTR, ctr);
+
+static struct attribute *hwoff_attrs[] = {
+	&hwoff_attr_threshold_ecb.attr.attr,
+	&hwoff_attr_threshold_cbc.attr.attr,
+	&hwoff_attr_threshold_ctr.attr.attr,
+	NULL
+};
+
+static const struct attribute_group hwoff_attr_group = {
+	.name = HWOFF_DRIVER_NAME,
+	.attrs = hwoff_attrs,
+};
+
+const struct attribute_group *hwoff_attr_groups[] = {
+	&hwoff_attr_group,
+	NULL
+};

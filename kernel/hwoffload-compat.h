@@ -1,0 +1,58 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * The one place where the crypto_engine API change of Linux 6.6 shows.
+ *
+ * 6.6 moved do_one_request from a struct crypto_engine_ctx at the start of every tfm context
+ * into the algorithm (struct skcipher_engine_alg, crypto_engine_register_skcipher). The driver
+ * is written against the 6.6 form; on older kernels this header provides that form on top of
+ * the old one.
+ */
+#ifndef HWOFFLOAD_COMPAT_H
+#define HWOFFLOAD_COMPAT_H
+
+#include <crypto/engine.h>
+#include <crypto/internal/skcipher.h>
+#include <linux/version.h>
+
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
+
+/* The engine finds do_one_request through the algorithm: nothing in the tfm context. */
+struct hwoff_engine_tfm_ctx {
+};
+
+static inline void hwoff_engine_tfm_init(struct hwoff_engine_tfm_ctx *ctx,
+					 const struct skcipher_engine_alg *alg)
+{
+}
+
+#else
+
+struct skcipher_engine_alg {
+	struct skcipher_alg base;
+	struct crypto_engine_op op;
+};
+
+/* The engine reads do_one_request from the first member of the tfm context. */
+struct hwoff_engine_tfm_ctx {
+	struct crypto_engine_ctx enginectx;
+};
+
+static inline void hwoff_engine_tfm_init(struct hwoff_engine_tfm_ctx *ctx,
+					 const struct skcipher_engine_alg *alg)
+{
+	ctx->enginectx.op = alg->op;
+}
+
+static inline int crypto_engine_register_skcipher(struct skcipher_engine_alg *alg)
+{
+	return crypto_register_skcipher(&alg->base);
+}
+
+static inline void crypto_engine_unregister_skcipher(struct skcipher_engine_alg *alg)
+{
+	crypto_unregister_skcipher(&alg->base);
+}
+
+#endif
+
+#endif /* HWOFFLOAD_COMPAT_H */

@@ -1,0 +1,259 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * hwoffload: driver for the hwoffload AES engine (kernel/ENGINE.md).
+ *
+ * Files: hwoffload-pci.c (bus glue: PCI, MSI-X, runtime PM), hwoffload-core.c (bring-up, reset
+ * and recovery), hwoffload-cipher.c (the skcipher algorithms and the choice of path),
+ * hwoffload-pio.c and hwoffload-dma.c (the two data paths), hwoffload-debugfs.c (statistics
+ * and fault injection).
+ */
+#ifndef HWOFFLOAD_H
+#define HWOFFLOAD_H
+
+#include <crypto/aes.h>
+#include <crypto/engine.h>
+#include <crypto/skcipher.h>
+#include <linux/atomic.h>
+#include <linux/device.h>
+#include <linux/interrupt.h>
+#include <linux/io.h>
+#include <linux/list.h>
+#include <linux/mutex.h>
+#include <linux/spinlock.h>
+#include <linux/types.h>
+#include <linux/wait.h>
+#include <linux/workqueue.h>
+
+#include "hwoffload-compat.h"
+#include "hwoffload_regs.h"
+
+#define HWOFF_DRIVER_NAME		"hwoffload"
+
+#define HWOFF_RING_ENTRIES		1024	/* descriptors; power of two <= RING_MAX */
+#define HWOFF_MAX_DATA_DESCS		256	/* per request; more SG pieces are bounced */
+/*
+ * crypto_engine queue: every AF_ALG AIO request of every socket waits here while the engine
+ * thread is busy, so leave room for a deep io_submit() batch.
+ */
+#define HWOFF_QUEUE_LEN			512
+/* auto drivers: requests up to this many bytes go by PIO (one FIFO load), larger ones by DMA */
+#define HWOFF_DEFAULT_THRESHOLD		HWOFF_FIFO_DEPTH
+
+enum hwoff_mode_index {
+	HWOFF_ECB,
+	HWOFF_CBC,
+	HWOFF_CTR,
+	HWOFF_MODE_COUNT
+};
+
+enum hwoff_path {
+	HWOFF_PATH_AUTO,	/* PIO or DMA by the mode's threshold */
+	HWOFF_PATH_PIO,
+	HWOFF_PATH_DMA,
+	HWOFF_PATH_COUNT
+};
+
+/* Driver statistics, shown in debugfs (hwoffload-debugfs.c names them). */
+enum hwoff_stat {
+	HWOFF_STAT_PIO_REQUESTS,
+	HWOFF_STAT_PIO_BYTES,
+	HWOFF_STAT_PIO_CHUNKS,
+	HWOFF_STAT_PIO_ERRORS,
+	HWOFF_STAT_PIO_TIMEOUTS,
+	HWOFF_STAT_DMA_REQUESTS,
+	HWOFF_STAT_DMA_BYTES,
+	HWOFF_STAT_DMA_DESCS,
+	HWOFF_STAT_DMA_ZERO_COPY,
+	HWOFF_STAT_DMA_BOUNCES,
+	HWOFF_STAT_DMA_BOUNCE_BYTES,
+	HWOFF_STAT_DMA_BOUNCE_MISALIGNED,
+	HWOFF_STAT_DMA_BOUNCE_SEGMENTS,
+	HWOFF_STAT_DMA_CTR_TAILS,
+	HWOFF_STAT_DMA_ERRORS,
+	HWOFF_STAT_DMA_TIMEOUTS,
+	HWOFF_STAT_DMA_INTERRUPTS,
+	HWOFF_STAT_DMA_CHAINS,
+	HWOFF_STAT_DMA_CHAINED_REQUESTS,
+	HWOFF_STAT_DMA_CHAIN_MAX,
+	HWOFF_STAT_DMA_LATE_COMPLETIONS,
+	HWOFF_STAT_AUTO_PIO,
+	HWOFF_STAT_AUTO_DMA,
+	HWOFF_STAT_RESETS,
+	HWOFF_STAT_RESET_FAILURES,
+	HWOFF_STAT_PM_RESUMES,
+	HWOFF_STAT_PM_SUSPENDS,
+	HWOFF_STAT_COUNT
+};
+
+#define HWOFF_FAULT_KNOBS		4
+
+struct hwoff_dev;
+
+/* A debugfs file that arms one of the engine's fault-injection counters. */
+struct hwoff_fault_knob {
+	struct hwoff_dev *hw;
+	u32 reg;
+};
+
+/*
+ * Per ring slot, in coherent memory: the context record of the request whose LOAD_CTX sits in
+ * that slot (the engine writes the output IV back into it) and the block that carries a CTR
+ * tail shorter than 16 bytes.
+ */
+struct hwoff_slot {
+	struct hwoff_aes_ctx ctx;
+	u8 tail[AES_BLOCK_SIZE];
+} __aligned(64);
+
+struct hwoff_ring {
+	struct hwoff_desc *desc;
+	struct hwoff_slot *slots;
+	dma_addr_t desc_dma;
+	dma_addr_t slots_dma;
+	u32 head;			/* next descriptor to fill; published as HEAD */
+	u32 tail;			/* oldest descriptor not completed */
+	struct list_head pending;	/* requests in [tail, head), oldest first */
+	spinlock_t lock;		/* pending, tail, head */
+	wait_queue_head_t space;	/* woken when completions free descriptors */
+};
+
+struct hwoff_alg;
+
+struct hwoff_dev {
+	struct device *dev;
+	void __iomem *doorbell;		/* ivshmem BAR0 Doorbell */
+	void *regs;			/* BAR2, mapped write-back (ENGINE.md section 1) */
+	u32 peer_id;
+	u32 caps;
+	int dma_irq;
+	int irq_cpu;			/* where dma_irq is steered; -1: not yet */
+	struct crypto_engine *engine;
+	struct mutex hw_lock;		/* the PIO block, publishing to the ring, reset */
+	u32 pio_seq;
+	bool dead;			/* a reset failed: every request fails */
+	struct hwoff_ring ring;
+	bool dma_chain;			/* publish while the ring is busy; debugfs "chain" */
+	struct delayed_work timeout_work;
+	unsigned int threshold[HWOFF_MODE_COUNT];
+	struct hwoff_alg *algs;
+	struct dentry *debugfs;
+	struct hwoff_fault_knob fault_knobs[HWOFF_FAULT_KNOBS];
+	atomic64_t stats[HWOFF_STAT_COUNT];
+};
+
+/* One registered skcipher: a mode on a path. */
+struct hwoff_alg {
+	struct skcipher_engine_alg engine_alg;
+	struct hwoff_dev *hw;
+	enum hwoff_mode_index mode;
+	enum hwoff_path path;
+};
+
+struct hwoff_tfm_ctx {
+	struct hwoff_engine_tfm_ctx engine;	/* first: see hwoffload-compat.h */
+	unsigned int keylen;
+	u8 key[AES_MAX_KEY_SIZE];
+};
+
+struct hwoff_req_ctx {
+	struct skcipher_request *req;
+	enum hwoff_path path;		/* PIO or DMA, chosen at submission */
+	bool decrypt;
+	/* DMA only, from submission to completion */
+	struct list_head node;
+	u32 first_desc;
+	u32 ndesc;
+	unsigned long deadline;
+	struct scatterlist *dma_src;
+	struct scatterlist *dma_dst;
+	unsigned int dma_len;		/* bytes the DATA descriptors carry from dma_src */
+	unsigned int tail_len;		/* CTR bytes after dma_len, in the slot's tail */
+	int src_nents;			/* entries given to dma_map_sg() */
+	int dst_nents;
+	struct scatterlist *bounce;	/* when the caller's lists break the 16-byte rule */
+	unsigned int bounce_nents;
+	unsigned int bounce_order;
+	int err;
+	u8 iv_out[AES_BLOCK_SIZE];
+	u8 tail[AES_BLOCK_SIZE];
+};
+
+extern unsigned int hwoff_timeout_ms;
+
+/*
+ * BAR2 is ordinary shared memory to the CPU: single-copy loads and stores of little-endian
+ * words, and atomics on the words with two writers.
+ */
+static inline u32 hwoff_read(struct hwoff_dev *hw, u32 reg)
+{
+	return le32_to_cpu(READ_ONCE(*(__le32 *)(hw->regs + reg)));
+}
+
+static inline u64 hwoff_read64(struct hwoff_dev *hw, u32 reg)
+{
+	return le64_to_cpu(READ_ONCE(*(__le64 *)(hw->regs + reg)));
+}
+
+static inline void hwoff_write(struct hwoff_dev *hw, u32 reg, u32 val)
+{
+	WRITE_ONCE(*(__le32 *)(hw->regs + reg), cpu_to_le32(val));
+}
+
+static inline void hwoff_write64(struct hwoff_dev *hw, u32 reg, u64 val)
+{
+	WRITE_ONCE(*(__le64 *)(hw->regs + reg), cpu_to_le64(val));
+}
+
+/* A word with two writers (INT_STATUS, CTRL); little-endian CPUs only, see hwoff_core_init(). */
+static inline atomic_t *hwoff_reg_atomic(struct hwoff_dev *hw, u32 reg)
+{
+	return (atomic_t *)(hw->regs + reg);
+}
+
+/* writel() orders the BAR2 stores before it: the engine reads BAR2 when the doorbell rings. */
+static inline void hwoff_ring_doorbell(struct hwoff_dev *hw, u32 vector)
+{
+	writel(hw->peer_id << 16 | vector, hw->doorbell);
+}
+
+static inline void hwoff_stat_add(struct hwoff_dev *hw, enum hwoff_stat stat, u64 n)
+{
+	atomic64_add(n, &hw->stats[stat]);
+}
+
+static inline void hwoff_stat_inc(struct hwoff_dev *hw, enum hwoff_stat stat)
+{
+	atomic64_inc(&hw->stats[stat]);
+}
+
+/* hwoffload-core.c */
+int hwoff_core_init(struct hwoff_dev *hw);
+void hwoff_core_exit(struct hwoff_dev *hw);
+int hwoff_core_start(struct hwoff_dev *hw);
+void hwoff_core_stop(struct hwoff_dev *hw);
+int hwoff_reset_locked(struct hwoff_dev *hw);
+
+/* hwoffload-cipher.c */
+extern const struct attribute_group *hwoff_attr_groups[];
+int hwoff_algs_register(struct hwoff_dev *hw);
+void hwoff_algs_unregister(struct hwoff_dev *hw);
+void hwoff_cipher_fill_ctx(struct skcipher_request *req, struct hwoff_aes_ctx *rec);
+
+/* hwoffload-pio.c */
+int hwoff_pio_crypt(struct hwoff_dev *hw, struct skcipher_request *req);
+
+/* hwoffload-dma.c */
+int hwoff_ring_init(struct hwoff_dev *hw);
+int hwoff_dma_submit(struct hwoff_dev *hw, struct skcipher_request *req);
+unsigned int hwoff_dma_complete(struct hwoff_dev *hw, bool all);
+void hwoff_dma_timeout_work(struct work_struct *work);
+irqreturn_t hwoff_dma_irq(int irq, void *data);
+irqreturn_t hwoff_dma_irq_thread(int irq, void *data);
+
+/* hwoffload-debugfs.c */
+void hwoff_debugfs_module_init(void);
+void hwoff_debugfs_module_exit(void);
+void hwoff_debugfs_init(struct hwoff_dev *hw);
+void hwoff_debugfs_exit(struct hwoff_dev *hw);
+
+#endif /* HWOFFLOAD_H */
