@@ -119,6 +119,15 @@ void hwoff_probe_explain(char *reason, size_t reason_len, int error, const char 
 			      facts->af_alg_restrict, restrict_meaning(facts->af_alg_restrict));
 }
 
+void hwoff_probe_explain_here(char *reason, size_t reason_len, int error, const char *type,
+			      const char *name)
+{
+	struct machine_facts m;
+
+	read_machine_facts(&m);
+	hwoff_probe_explain(reason, reason_len, error, type, name, &m.facts);
+}
+
 /* socket(AF_ALG), or -errno. */
 static int afalg_socket(void)
 {

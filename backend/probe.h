@@ -48,5 +48,8 @@ struct hwoff_probe_facts {
  */
 void hwoff_probe_explain(char *reason, size_t reason_len, int error, const char *type,
 			 const char *name, const struct hwoff_probe_facts *facts);
+/* The same, with this machine's facts: for the transport's own socket() and bind() failures. */
+void hwoff_probe_explain_here(char *reason, size_t reason_len, int error, const char *type,
+			      const char *name);
 
 #endif
