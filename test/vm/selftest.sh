@@ -5,10 +5,12 @@
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 results=$(mktemp -d)
-trap 'rm -rf "$results" selftest-guest-wrote.tmp' EXIT
+tmp_tree=$(mktemp -d /tmp/hwoffload-selftest.XXXXXX)
+trap 'rm -rf "$results" "$tmp_tree" selftest-guest-wrote.tmp' EXIT
 cases=0
 
-# expect NAME WANT_STATUS GREP_PATTERN HARNESS_ARGS...: the run's exit status and a line of output.
+# expect NAME WANT_STATUS GREP_PATTERN HARNESS_ARGS...: the run's exit status and a line of output;
+# in_dir=DIR runs the harness from DIR instead of here.
 expect() {
 	local name=$1 want=$2 pattern=$3 n=$((++cases))
 	shift 3
@@ -17,7 +19,7 @@ expect() {
 	done
 	(
 		out=$results/$n.out
-		"$here/run" --cpu qemu64 "$@" >"$out" 2>&1
+		(cd "${in_dir:-.}" && "$here/run" --cpu qemu64 "$@") >"$out" 2>&1
 		status=$?
 		if [ "$status" = "$want" ] && grep -Eq -- "$pattern" "$out"; then
 			echo "PASS: $name" >"$results/$n.result"
@@ -36,6 +38,7 @@ expect "arguments keep their quoting" 0 "^\[a b\]\[c'd\]\[\\\$HOME\]\[\]$" -- \
 rm -f selftest-guest-wrote.tmp
 expect "runs in the build tree, which it can write" 0 "^$PWD$" -- \
 	sh -c 'pwd; echo from-guest >selftest-guest-wrote.tmp'
+in_dir=$tmp_tree expect "a tree under /tmp stays visible" 0 "^$tmp_tree$" -- pwd
 expect "taint lines of an out-of-tree module are no failure" 0 '^logged$' -- sh -c \
 	"echo 'hwoffload: loading out-of-tree module taints kernel.' >/dev/kmsg &&
 	 echo 'hwoffload: module verification failed: signature and/or required key missing - tainting kernel' >/dev/kmsg &&
