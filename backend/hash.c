@@ -1,0 +1,224 @@
+/*
+ * hash.c - digests on one kernel driver through AF_ALG (algif_hash).
+ *
+ * The partial state lives in the operation socket: each update is a send with MSG_MORE, the
+ * final a read. accept() on that socket gives a second one with a copy of the state (the
+ * kernel exports and imports it), which is the only way to copy it: there is no sockopt.
+ */
+#define _GNU_SOURCE /* explicit_bzero */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include "backend/transport.h"
+
+struct hwoff_hash {
+	struct hwoff_afalg s;
+	bool started; /* data went to the socket since the last final: it holds a partial state */
+	bool lost; /* a failure lost data or state: only hwoff_hash_reset() helps */
+};
+
+static struct hwoff_hash *hash_alloc(const struct hwoff_alg *alg, const char *driver, char *err,
+				     size_t err_len)
+{
+	struct hwoff_hash *h;
+
+	if (!hwoff_alg_is_digest(alg)) {
+		snprintf(err, err_len, "%s on %s: not a digest", alg->name, driver);
+		return NULL;
+	}
+	h = calloc(1, sizeof(*h));
+	if (!h)
+		snprintf(err, err_len, "%s on %s: out of memory", alg->name, driver);
+	else
+		h->s.copy = HWOFF_COPY_DEFAULT;
+	return h;
+}
+
+int hwoff_hash_new(struct hwoff_hash **out, const struct hwoff_alg *alg, const char *driver,
+		   char *err, size_t err_len)
+{
+	struct hwoff_hash *h = hash_alloc(alg, driver, err, err_len);
+	int ret;
+
+	*out = NULL;
+	if (!h)
+		return hwoff_alg_is_digest(alg) ? -ENOMEM : -EINVAL;
+	ret = hwoff_afalg_bind(&h->s, alg, driver, NULL, 0);
+	if (!ret)
+		ret = hwoff_afalg_accept(&h->s, h->s.tfm_fd);
+	if (ret < 0) {
+		snprintf(err, err_len, "%s", h->s.error);
+		hwoff_hash_free(h);
+		return ret;
+	}
+	h->s.op_fd = ret;
+	*out = h;
+	return 0;
+}
+
+void hwoff_hash_free(struct hwoff_hash *h)
+{
+	if (!h)
+		return;
+	hwoff_afalg_close(&h->s);
+	free(h);
+}
+
+/*
+ * An operation socket of this process's own. In a forked child the inherited one is the
+ * parent's too: take a copy of its state and let go of it. After a failure or a reset: a fresh
+ * one.
+ */
+static int own_sockets(struct hwoff_hash *h)
+{
+	int fd;
+
+	if (h->lost)
+		return hwoff_afalg_fail(&h->s, EIO, h->s.alg->name,
+					": an earlier failure lost part of this digest's input; "
+					"reset the context");
+	if (hwoff_afalg_forked(&h->s)) {
+		fd = hwoff_afalg_accept(&h->s, h->started ? h->s.op_fd : h->s.tfm_fd);
+		hwoff_afalg_drop_op(&h->s); /* this process's copies of the parent's */
+		h->s.pid = getpid();
+	} else if (h->s.op_fd < 0) {
+		fd = hwoff_afalg_accept(&h->s, h->s.tfm_fd);
+	} else {
+		return 0;
+	}
+	if (fd < 0) {
+		h->lost = h->started;
+		return fd;
+	}
+	h->s.op_fd = fd;
+	return 0;
+}
+
+/* The socket's state is unknown after a failure: drop it, and the digest with it. */
+static int request_failed(struct hwoff_hash *h, int error, const char *what, size_t len)
+{
+	hwoff_afalg_drop_op(&h->s);
+	h->started = false;
+	h->lost = true;
+	if (error == EBADMSG || error == EINVAL)
+		return hwoff_afalg_fail(&h->s, error, what,
+					" (%zu bytes of %s: the driver refused the request)", len,
+					h->s.alg->name);
+	return hwoff_afalg_fail(&h->s, error, what, " (%zu bytes of %s: the driver failed it)", len,
+				h->s.alg->name);
+}
+
+int hwoff_hash_update(struct hwoff_hash *h, const void *data, size_t len)
+{
+	const unsigned char *p = data;
+	size_t sent = 0;
+	ssize_t ret;
+
+	if (!len)
+		return 0;
+	ret = own_sockets(h);
+	if (ret)
+		return (int)ret;
+	if (h->s.copy == HWOFF_COPY_SPLICE) {
+		ret = hwoff_afalg_splice(&h->s, data, len, true);
+		if (ret < 0) {
+			hwoff_afalg_drop_op(&h->s);
+			h->started = false;
+			h->lost = true;
+			return (int)ret;
+		}
+		h->started = true;
+		return 0;
+	}
+	/* The kernel hashes the sent pages in place, 16 at a time, however large the update. */
+	while (sent < len) {
+		ret = send(h->s.op_fd, p + sent, len - sent, MSG_MORE);
+		if (ret <= 0)
+			return request_failed(h, ret ? errno : EIO, "send", len);
+		sent += (size_t)ret;
+	}
+	h->started = true;
+	return 0;
+}
+
+int hwoff_hash_final(struct hwoff_hash *h, unsigned char *md, size_t md_len)
+{
+	size_t digest_len = h->s.alg->digest_bytes;
+	ssize_t ret;
+
+	if (md_len < digest_len)
+		return hwoff_afalg_fail(&h->s, EINVAL, h->s.alg->name,
+					": a digest buffer of %zu bytes, the digest has %zu",
+					md_len, digest_len);
+	ret = own_sockets(h);
+	if (ret)
+		return (int)ret;
+	/* Without data sent, the kernel hashes the empty message. */
+	ret = read(h->s.op_fd, md, digest_len);
+	if (ret < 0 || (size_t)ret != digest_len)
+		return request_failed(h, ret < 0 ? errno : EIO, "recvmsg", digest_len);
+	h->started = false;
+	return 0;
+}
+
+int hwoff_hash_reset(struct hwoff_hash *h)
+{
+	if (!h->started && !h->lost && !hwoff_afalg_forked(&h->s))
+		return 0;
+	/* A new operation socket on first use; the driver socket may be the parent's: no state. */
+	hwoff_afalg_drop_op(&h->s);
+	h->s.pid = getpid();
+	h->started = false;
+	h->lost = false;
+	return 0;
+}
+
+int hwoff_hash_dup(struct hwoff_hash **out, struct hwoff_hash *h, char *err, size_t err_len)
+{
+	struct hwoff_hash *d;
+	int ret;
+
+	*out = NULL;
+	ret = own_sockets(h);
+	if (ret) {
+		snprintf(err, err_len, "%s", h->s.error);
+		return ret;
+	}
+	d = hash_alloc(h->s.alg, h->s.driver, err, err_len);
+	if (!d)
+		return -ENOMEM;
+	d->s = h->s;
+	d->s.error[0] = '\0';
+	d->s.op_fd = d->s.pipe_fds[0] = d->s.pipe_fds[1] = -1;
+	d->s.pipe_bytes = 0;
+	/* its own descriptor of the same driver socket, for its own later resets */
+	d->s.tfm_fd = fcntl(h->s.tfm_fd, F_DUPFD_CLOEXEC, 0);
+	if (d->s.tfm_fd < 0)
+		ret = hwoff_afalg_fail(&d->s, errno, "dup of the AF_ALG socket", NULL);
+	else
+		ret = hwoff_afalg_accept(&d->s, h->started ? h->s.op_fd : h->s.tfm_fd);
+	if (ret < 0) {
+		snprintf(err, err_len, "%s", d->s.error);
+		hwoff_hash_free(d);
+		return ret;
+	}
+	d->s.op_fd = ret;
+	d->started = h->started;
+	*out = d;
+	return 0;
+}
+
+void hwoff_hash_set_copy(struct hwoff_hash *h, enum hwoff_copy copy)
+{
+	h->s.copy = copy;
+}
+
+const char *hwoff_hash_error(const struct hwoff_hash *h)
+{
+	return h->s.error;
+}

@@ -1,0 +1,263 @@
+/*
+ * info.c - hwoffload-info: what the backend finds on this machine, and table validation.
+ *
+ * Every line is "KEY: VALUE" with a fixed key, so a check can grep for a key and a user can
+ * read it top to bottom: AF_ALG, the kernel's implementations by algorithm with their class,
+ * then the path table in use (the default one built from discovery, or --table FILE) with its
+ * fingerprint, its paths and its routes. With --table, a table that does not load is reported
+ * as FILE:LINE: reason on stderr and the exit status is 1.
+ */
+#define _GNU_SOURCE /* strerrorname_np, open_memstream */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/utsname.h>
+
+#include "backend/algs.h"
+#include "backend/discover.h"
+#include "backend/probe.h"
+#include "backend/table.h"
+
+#define WARNINGS_MAX 4096
+
+static const char *const class_legend =
+	"cpu = in the kernel on the CPU (software), engine-auto/-pio/-dma = the bundled "
+	"engine's driver choosing by size/always PIO/always DMA, offload = another off-CPU engine";
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: hwoffload-info [--table FILE]\n"
+		"Says whether AF_ALG works here and why not, lists the kernel's implementations\n"
+		"of the algorithms hwoffload serves with their class, and shows the path table:\n"
+		"the one built from them, or FILE, which is validated first (exit status 1 and\n"
+		"FILE:LINE: reason when it does not load). Exit status 2 on a usage error.\n");
+}
+
+/* AF_ALG as a whole; returns whether it works. */
+static bool print_af_alg(struct hwoff_probe *p)
+{
+	struct utsname uts;
+
+	if (uname(&uts) == 0)
+		printf("kernel: %s\n", uts.release);
+	if (hwoff_probe_afalg(p) == 0) {
+		printf("af_alg: available\n");
+		return true;
+	}
+	printf("af_alg: unavailable\n");
+	printf("af_alg-errno: %s\n", strerrorname_np(p->error) ? strerrorname_np(p->error) : "?");
+	printf("af_alg-reason: %s\n", p->reason);
+	printf("af_alg-consequence: every request is served in software\n");
+	return false;
+}
+
+static const struct hwoff_alg *first_alg_of(const char *kernel_name)
+{
+	for (size_t a = 0; a < hwoff_alg_count; a++)
+		if (strcmp(hwoff_algs[a].kernel_name, kernel_name) == 0)
+			return &hwoff_algs[a];
+	return NULL;
+}
+
+static void print_implementation(const struct hwoff_impl *impl, bool af_alg)
+{
+	char reason[HWOFF_PROBE_REASON_MAX];
+	const char *reach = "unavailable";
+	int bind_error;
+
+	/* Whether AF_ALG hands this very driver out (Linux 7.2+ refuses off-CPU ones). */
+	if (af_alg) {
+		bind_error = hwoff_probe_alg(first_alg_of(impl->name), impl->driver, reason,
+					     sizeof(reason));
+		reach = bind_error ? "refused" : "ok";
+	}
+	printf("implementation: %s %s class=%s priority=%d module=%s type=%s async=%s af_alg=%s\n",
+	       impl->name, impl->driver, hwoff_impl_class_name(impl->class), impl->priority,
+	       impl->module, impl->type[0] ? impl->type : "?", impl->async ? "yes" : "no", reach);
+	if (strcmp(reach, "refused") == 0)
+		printf("implementation-reason: %s: %s\n", impl->driver, reason);
+}
+
+/* Each kernel algorithm once (cbc(aes) serves three rows), with its implementations. */
+static void print_implementations(const struct hwoff_discovery *d, bool af_alg)
+{
+	printf("classes: %s\n", class_legend);
+	for (size_t a = 0; a < hwoff_alg_count; a++) {
+		const char *kernel_name = hwoff_algs[a].kernel_name;
+		const struct hwoff_impl *offload = hwoff_discovery_offload_for(d, kernel_name);
+		size_t count = 0;
+
+		if (first_alg_of(kernel_name) != &hwoff_algs[a])
+			continue;
+		for (size_t i = 0; i < d->count; i++)
+			count += strcmp(d->impls[i].name, kernel_name) == 0;
+		printf("kernel-algorithm: %s serves=%s", kernel_name, hwoff_algs[a].name);
+		for (size_t b = a + 1; b < hwoff_alg_count; b++)
+			if (strcmp(hwoff_algs[b].kernel_name, kernel_name) == 0)
+				printf(",%s", hwoff_algs[b].name);
+		printf(" implementations=%zu offload=%s\n", count,
+		       offload ? offload->driver : "none");
+		for (size_t i = 0; i < d->count; i++)
+			if (strcmp(d->impls[i].name, kernel_name) == 0)
+				print_implementation(&d->impls[i], af_alg);
+	}
+}
+
+/* Every line of text as "KEY: line". */
+static void print_lines(const char *key, const char *text)
+{
+	while (*text) {
+		size_t len = strcspn(text, "\n");
+
+		if (len)
+			printf("%s: %.*s\n", key, (int)len, text);
+		text += len;
+		if (*text)
+			text++;
+	}
+}
+
+/* The table's entries as the file format writes them: one "route:" line each. */
+static int print_routes(const struct hwoff_table *t)
+{
+	char *text = NULL, *line, *save = NULL;
+	size_t size = 0, routes = 0;
+	FILE *mem = open_memstream(&text, &size);
+
+	if (!mem || hwoff_table_write(t, mem, NULL)) {
+		if (mem)
+			fclose(mem);
+		free(text);
+		fprintf(stderr, "hwoffload-info: out of memory\n");
+		return -1;
+	}
+	fclose(mem);
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		if (strncmp(line, HWOFF_TABLE_MAGIC " ", strlen(HWOFF_TABLE_MAGIC) + 1) == 0 ||
+		    strncmp(line, "fingerprint ", 12) == 0)
+			continue;
+		printf("route: %s\n", line);
+		routes++;
+	}
+	free(text);
+	printf(routes ? "route: anything else: software\n"
+		      : "route: none: every request goes to software\n");
+	return 0;
+}
+
+static int print_table(struct hwoff_table *t, const char *file, const struct hwoff_discovery *d,
+		       bool af_alg, const char *probe_reason)
+{
+	char *warnings = calloc(1, WARNINGS_MAX);
+	struct hwoff_fingerprint machine;
+	size_t differences;
+	int ret;
+
+	if (!warnings) {
+		fprintf(stderr, "hwoffload-info: out of memory\n");
+		return -1;
+	}
+	if (file) {
+		printf("table: %s\n", file);
+		hwoff_fingerprint_machine(&machine, t, d);
+		differences = hwoff_fingerprint_compare(&t->fingerprint, &machine, warnings,
+							WARNINGS_MAX);
+		if (differences)
+			printf("table-fingerprint: differs (%zu)\n", differences);
+		else
+			printf("table-fingerprint: matches this machine\n");
+		print_lines("table-fingerprint-warning", warnings);
+	} else {
+		printf("table: default\n");
+		printf("table-source: built from discovery: software below %d bytes (AES) and %d "
+		       "bytes (digests), the engine driver from there; software where there is "
+		       "none\n",
+		       HWOFF_DEFAULT_CIPHER_CUTOFF, HWOFF_DEFAULT_DIGEST_CUTOFF);
+		printf("table-fingerprint: not applicable (built on this machine)\n");
+	}
+	if (d) {
+		warnings[0] = '\0';
+		hwoff_table_check_drivers(t, d, warnings, WARNINGS_MAX);
+		print_lines("table-driver-warning", warnings);
+	}
+	if (!af_alg)
+		hwoff_table_mark_kernel_paths_unusable(t, probe_reason);
+	for (unsigned int p = 0; p < t->path_count; p++) {
+		const char *unusable = hwoff_path_unusable_reason(&t->paths[p]);
+
+		if (unusable)
+			printf("path: %s unusable: %s\n", t->paths[p].name, unusable);
+		else
+			printf("path: %s usable\n", t->paths[p].name);
+	}
+	ret = print_routes(t);
+	free(warnings);
+	return ret;
+}
+
+int main(int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "table", required_argument, NULL, 't' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static struct hwoff_discovery discovery;
+	struct hwoff_discovery *d = &discovery;
+	struct hwoff_probe probe = { 0 };
+	struct hwoff_table *t;
+	const char *file = NULL;
+	char err[512];
+	bool af_alg;
+	int opt, ret;
+
+	while ((opt = getopt_long(argc, argv, "t:h", options, NULL)) != -1) {
+		if (opt == 't') {
+			file = optarg;
+		} else if (opt == 'h') {
+			usage(stdout);
+			return 0;
+		} else {
+			usage(stderr);
+			return 2;
+		}
+	}
+	if (optind < argc) {
+		fprintf(stderr, "hwoffload-info: unexpected argument '%s'\n", argv[optind]);
+		usage(stderr);
+		return 2;
+	}
+	/* A table that does not load is the answer: nothing else is printed. */
+	if (file) {
+		t = hwoff_table_load(file, err, sizeof(err));
+		if (!t) {
+			fprintf(stderr, "%s\n", err);
+			return 1;
+		}
+	}
+
+	af_alg = print_af_alg(&probe);
+	if (hwoff_discover(d, err, sizeof(err))) {
+		printf("discovery: failed: %s\n", err);
+		d = NULL;
+	} else {
+		printf("discovery: /proc/crypto, %zu implementations (left out: %zu internal, %zu "
+		       "without a passed self-test)\n",
+		       d->count, d->skipped_internal, d->skipped_not_passed);
+		printf("discovery-basis: %s\n", d->basis);
+		print_implementations(d, af_alg);
+	}
+	if (!file) {
+		t = hwoff_table_default(d);
+		if (!t) {
+			fprintf(stderr, "hwoffload-info: out of memory\n");
+			return 1;
+		}
+	}
+	ret = print_table(t, file, d, af_alg, probe.reason);
+	hwoff_table_free(t);
+	return ret ? 1 : 0;
+}

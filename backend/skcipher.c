@@ -1,0 +1,307 @@
+/*
+ * skcipher.c - ECB, CBC and CTR requests to one kernel driver through AF_ALG (algif_skcipher).
+ */
+#define _GNU_SOURCE /* explicit_bzero */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <linux/if_alg.h>
+
+#include "backend/transport.h"
+
+#define AES_BLOCK   16
+#define AES_KEY_MAX 32
+
+struct hwoff_skcipher {
+	struct hwoff_afalg s;
+	unsigned char key[AES_KEY_MAX];
+	size_t key_len;
+	unsigned char iv[HWOFF_IV_MAX]; /* the IV the next request starts from */
+	bool iv_in_kernel; /* the operation socket holds iv already: send none */
+	size_t chunk; /* bytes per round trip */
+};
+
+/*
+ * One sendmsg() takes what fits the socket's send buffer (SO_SNDBUF, whole pages); more would
+ * wait for a reader that is this very thread. The receive side is no limit: the kernel splits a
+ * large recvmsg() into requests of 16 pages (ALG_MAX_PAGES) itself.
+ */
+static int read_chunk(struct hwoff_skcipher *c)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	socklen_t len = sizeof(int);
+	int sndbuf;
+
+	if (getsockopt(c->s.op_fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len))
+		return hwoff_afalg_fail(&c->s, errno, "getsockopt(SO_SNDBUF)", NULL);
+	c->chunk = (size_t)sndbuf / page * page;
+	if (c->chunk < page)
+		c->chunk = page;
+	return 0;
+}
+
+static int open_sockets(struct hwoff_skcipher *c, const struct hwoff_alg *alg, const char *driver)
+{
+	int ret = hwoff_afalg_bind(&c->s, alg, driver, c->key, c->key_len);
+	int fd;
+
+	c->iv_in_kernel = false;
+	if (ret)
+		return ret;
+	fd = hwoff_afalg_accept(&c->s, c->s.tfm_fd);
+	if (fd < 0)
+		return fd;
+	c->s.op_fd = fd;
+	return read_chunk(c);
+}
+
+int hwoff_skcipher_new(struct hwoff_skcipher **out, const struct hwoff_alg *alg, const char *driver,
+		       const unsigned char *key, size_t key_len, char *err, size_t err_len)
+{
+	struct hwoff_skcipher *c;
+	int ret;
+
+	*out = NULL;
+	if (hwoff_alg_is_digest(alg) || key_len != alg->key_bytes || key_len > AES_KEY_MAX) {
+		snprintf(err, err_len, "%s on %s: a key of %zu bytes, the algorithm takes %u",
+			 alg->name, driver, key_len, alg->key_bytes);
+		return -EINVAL;
+	}
+	c = calloc(1, sizeof(*c));
+	if (!c) {
+		snprintf(err, err_len, "%s on %s: out of memory", alg->name, driver);
+		return -ENOMEM;
+	}
+	memcpy(c->key, key, key_len);
+	c->key_len = key_len;
+	c->s.copy = HWOFF_COPY_DEFAULT;
+	ret = open_sockets(c, alg, driver);
+	if (ret) {
+		snprintf(err, err_len, "%s", c->s.error);
+		hwoff_skcipher_free(c);
+		return ret;
+	}
+	*out = c;
+	return 0;
+}
+
+void hwoff_skcipher_free(struct hwoff_skcipher *c)
+{
+	if (!c)
+		return;
+	hwoff_afalg_close(&c->s);
+	explicit_bzero(c, sizeof(*c));
+	free(c);
+}
+
+/*
+ * In a forked child: sockets of its own, keyed again (the parent's stay as they are). After a
+ * failure: a fresh operation socket.
+ */
+static int own_sockets(struct hwoff_skcipher *c)
+{
+	char driver[HWOFF_NAME_MAX];
+	int fd;
+
+	if (hwoff_afalg_forked(&c->s)) {
+		hwoff_afalg_close(&c->s);
+		memcpy(driver, c->s.driver, sizeof(driver));
+		return open_sockets(c, c->s.alg, driver);
+	}
+	if (c->s.op_fd >= 0)
+		return 0;
+	c->iv_in_kernel = false;
+	fd = hwoff_afalg_accept(&c->s, c->s.tfm_fd);
+	if (fd < 0)
+		return fd;
+	c->s.op_fd = fd;
+	return 0;
+}
+
+/* The CTR counter is the whole IV, big-endian, wrapping at 2^128 as the kernel's crypto_inc(). */
+static void ctr_advance(unsigned char *ctr, size_t blocks)
+{
+	for (int i = AES_BLOCK - 1; i >= 0 && blocks; i--) {
+		size_t sum = ctr[i] + (blocks & 0xff);
+
+		ctr[i] = (unsigned char)sum;
+		blocks = (blocks >> 8) + (sum >> 8);
+	}
+}
+
+/* ALG_SET_OP always (the direction), ALG_SET_IV when the socket does not hold the IV yet. */
+static ssize_t send_request(struct hwoff_skcipher *c, bool encrypt, const unsigned char *in,
+			    size_t len, int flags)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(__u32)) +
+			 CMSG_SPACE(sizeof(struct af_alg_iv) + HWOFF_IV_MAX)];
+		struct cmsghdr align;
+	} control;
+	struct iovec iov = { .iov_base = (void *)in, .iov_len = len };
+	struct msghdr msg = {
+		.msg_control = control.buf,
+		.msg_controllen = CMSG_SPACE(sizeof(__u32)),
+		.msg_iov = &iov,
+		.msg_iovlen = len ? 1 : 0,
+	};
+	unsigned int iv_len = c->s.alg->iv_bytes;
+	struct cmsghdr *cmsg;
+	ssize_t ret;
+
+	memset(&control, 0, sizeof(control));
+	cmsg = CMSG_FIRSTHDR(&msg);
+	cmsg->cmsg_level = SOL_ALG;
+	cmsg->cmsg_type = ALG_SET_OP;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(__u32));
+	*(__u32 *)CMSG_DATA(cmsg) = encrypt ? ALG_OP_ENCRYPT : ALG_OP_DECRYPT;
+	if (iv_len && !c->iv_in_kernel) {
+		struct af_alg_iv *alg_iv;
+
+		msg.msg_controllen += CMSG_SPACE(sizeof(*alg_iv) + iv_len);
+		cmsg = CMSG_NXTHDR(&msg, cmsg);
+		cmsg->cmsg_level = SOL_ALG;
+		cmsg->cmsg_type = ALG_SET_IV;
+		cmsg->cmsg_len = CMSG_LEN(sizeof(*alg_iv) + iv_len);
+		alg_iv = (struct af_alg_iv *)CMSG_DATA(cmsg);
+		alg_iv->ivlen = iv_len;
+		memcpy(alg_iv->iv, c->iv, iv_len);
+	}
+	ret = sendmsg(c->s.op_fd, &msg, flags);
+	explicit_bzero(&control, sizeof(control));
+	return ret < 0 ? -errno : ret;
+}
+
+static int request_failed(struct hwoff_skcipher *c, int error, const char *what, size_t len)
+{
+	switch (error) {
+	case EINVAL:
+		return hwoff_afalg_fail(&c->s, error, what,
+					" (%zu bytes of %s, IV of %u bytes: the driver refused the "
+					"size or the IV)",
+					len, c->s.alg->name, c->s.alg->iv_bytes);
+	case EBADMSG:
+		return hwoff_afalg_fail(&c->s, error, what,
+					" (the driver rejected the data of a %zu-byte request)",
+					len);
+	case EAGAIN:
+		return hwoff_afalg_fail(&c->s, error, what,
+					" (the socket did not take %zu bytes: SO_SNDBUF changed?)",
+					len);
+	}
+	return hwoff_afalg_fail(&c->s, error, what,
+				" (a request of %zu bytes; the driver failed it)", len);
+}
+
+/* One round trip: len bytes (at most c->chunk) sent, processed and read back. */
+static int crypt_chunk(struct hwoff_skcipher *c, bool encrypt, const unsigned char *in,
+		       unsigned char *out, size_t len)
+{
+	size_t done = 0;
+	ssize_t ret;
+
+	/* MSG_DONTWAIT: a full socket must fail, not wait for a reader that is this thread. */
+	if (c->s.copy == HWOFF_COPY_SPLICE) {
+		ret = send_request(c, encrypt, NULL, 0, MSG_MORE | MSG_DONTWAIT);
+		if (ret < 0)
+			return request_failed(c, (int)-ret, "sendmsg", len);
+		ret = hwoff_afalg_splice(&c->s, in, len, false);
+		if (ret < 0)
+			return (int)ret;
+	} else {
+		ret = send_request(c, encrypt, in, len, MSG_DONTWAIT);
+		if (ret < 0)
+			return request_failed(c, (int)-ret, "sendmsg", len);
+		if ((size_t)ret < len)
+			return request_failed(c, EAGAIN, "sendmsg", len);
+	}
+	/* From here the socket holds the IV, chained by the driver. */
+	c->iv_in_kernel = true;
+	while (done < len) {
+		ret = read(c->s.op_fd, out + done, len - done);
+		if (ret <= 0)
+			return request_failed(c, ret ? errno : EIO, "recvmsg", len);
+		done += (size_t)ret;
+	}
+	return 0;
+}
+
+int hwoff_skcipher_crypt(struct hwoff_skcipher *c, bool encrypt, const unsigned char *in,
+			 unsigned char *out, size_t len)
+{
+	const struct hwoff_alg *alg = c->s.alg;
+	unsigned char next_iv[HWOFF_IV_MAX];
+	size_t off;
+	int ret;
+
+	if (alg->mode != HWOFF_MODE_CTR && len % AES_BLOCK)
+		return hwoff_afalg_fail(&c->s, EINVAL, alg->name,
+					": a request of %zu bytes, not a multiple of the block "
+					"size %d",
+					len, AES_BLOCK);
+	if (!len)
+		return 0;
+	ret = own_sockets(c);
+	if (ret)
+		return ret;
+
+	memcpy(next_iv, c->iv, sizeof(next_iv));
+	if (alg->mode == HWOFF_MODE_CBC && !encrypt)
+		memcpy(next_iv, in + len - AES_BLOCK, AES_BLOCK); /* before out overwrites it */
+	for (off = 0; off < len;) {
+		size_t n = len - off < c->chunk ? len - off : c->chunk;
+
+		ret = crypt_chunk(c, encrypt, in + off, out + off, n);
+		if (ret) {
+			/* What the socket holds now is unknown: start the next one afresh. */
+			hwoff_afalg_drop_op(&c->s);
+			c->iv_in_kernel = false;
+			return ret;
+		}
+		off += n;
+	}
+	if (alg->mode == HWOFF_MODE_CBC && encrypt)
+		memcpy(next_iv, out + len - AES_BLOCK, AES_BLOCK);
+	else if (alg->mode == HWOFF_MODE_CTR)
+		ctr_advance(next_iv, (len + AES_BLOCK - 1) / AES_BLOCK);
+	memcpy(c->iv, next_iv, sizeof(c->iv));
+	return 0;
+}
+
+int hwoff_skcipher_set_iv(struct hwoff_skcipher *c, const unsigned char *iv, size_t iv_len)
+{
+	if (iv_len != c->s.alg->iv_bytes)
+		return hwoff_afalg_fail(&c->s, EINVAL, c->s.alg->name,
+					": an IV of %zu bytes, the algorithm takes %u", iv_len,
+					c->s.alg->iv_bytes);
+	memcpy(c->iv, iv, iv_len);
+	c->iv_in_kernel = false;
+	return 0;
+}
+
+int hwoff_skcipher_get_iv(const struct hwoff_skcipher *c, unsigned char *iv, size_t iv_len)
+{
+	if (iv_len < c->s.alg->iv_bytes)
+		return -EINVAL;
+	memcpy(iv, c->iv, c->s.alg->iv_bytes);
+	return 0;
+}
+
+void hwoff_skcipher_set_copy(struct hwoff_skcipher *c, enum hwoff_copy copy)
+{
+	c->s.copy = copy;
+}
+
+size_t hwoff_skcipher_chunk_bytes(const struct hwoff_skcipher *c)
+{
+	return c->chunk;
+}
+
+const char *hwoff_skcipher_error(const struct hwoff_skcipher *c)
+{
+	return c->s.error;
+}

@@ -1,0 +1,185 @@
+/*
+ * transport.c - the AF_ALG socket layer under skcipher.c and hash.c: bind, key, accept,
+ * splice, and the words for the kernel's errors.
+ */
+#define _GNU_SOURCE /* vmsplice, splice, F_SETPIPE_SZ, accept4 */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <linux/if_alg.h>
+
+#include "backend/probe.h"
+#include "backend/text.h"
+#include "backend/transport.h"
+
+#define OPTMEM_MAX "/proc/sys/net/core/optmem_max"
+
+int hwoff_afalg_fail(struct hwoff_afalg *s, int error, const char *what, const char *fmt, ...)
+{
+	va_list ap;
+
+	snprintf(s->error, sizeof(s->error), "%s on %s: %s", what, s->driver, strerror(error));
+	if (fmt) {
+		size_t used = strlen(s->error);
+
+		va_start(ap, fmt);
+		vsnprintf(s->error + used, sizeof(s->error) - used, fmt, ap);
+		va_end(ap);
+	}
+	return -error;
+}
+
+/* Per-socket kernel memory (requests, hash state) comes from optmem_max: 20 KiB before 6.8. */
+static long read_optmem_max(void)
+{
+	FILE *f = fopen(OPTMEM_MAX, "r");
+	long value = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &value) != 1)
+		value = -1;
+	fclose(f);
+	return value;
+}
+
+int hwoff_afalg_bind(struct hwoff_afalg *s, const struct hwoff_alg *alg, const char *driver,
+		     const unsigned char *key, size_t key_len)
+{
+	const char *type = hwoff_alg_is_digest(alg) ? "hash" : "skcipher";
+	struct sockaddr_alg sa = { .salg_family = AF_ALG };
+	int error;
+
+	s->alg = alg;
+	s->tfm_fd = s->op_fd = s->pipe_fds[0] = s->pipe_fds[1] = -1;
+	s->pid = getpid();
+	s->error[0] = '\0';
+	snprintf(s->driver, sizeof(s->driver), "%s", driver);
+	if (strlen(driver) >= sizeof(sa.salg_name))
+		return hwoff_afalg_fail(s, ENAMETOOLONG, "AF_ALG bind", " (AF_ALG takes %zu bytes)",
+					sizeof(sa.salg_name) - 1);
+	strcpy((char *)sa.salg_type, type);
+	strcpy((char *)sa.salg_name, driver);
+
+	s->tfm_fd = socket(AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (s->tfm_fd < 0 || bind(s->tfm_fd, (struct sockaddr *)&sa, sizeof(sa))) {
+		error = errno;
+		/* probe.c words it: the driver, the errno, the 7.2 change, af_alg_restrict */
+		hwoff_probe_explain_here(s->error, sizeof(s->error), error, type,
+					 s->tfm_fd < 0 ? NULL : driver);
+		return -error;
+	}
+	if (key && setsockopt(s->tfm_fd, SOL_ALG, ALG_SET_KEY, key, (socklen_t)key_len))
+		return hwoff_afalg_fail(s, errno, "ALG_SET_KEY", " (a key of %zu bytes for %s)",
+					key_len, alg->name);
+	return 0;
+}
+
+int hwoff_afalg_accept(struct hwoff_afalg *s, int from)
+{
+	long optmem;
+	int fd = accept4(from, NULL, NULL, SOCK_CLOEXEC);
+
+	if (fd < 0) {
+		int error = errno;
+
+		optmem = read_optmem_max();
+		if (error == ENOMEM && optmem > 0)
+			return hwoff_afalg_fail(s, error, "AF_ALG accept",
+						" (the driver's request state exceeds socket "
+						"memory, net.core.optmem_max = %ld bytes)",
+						optmem);
+		if (error == ENOKEY)
+			return hwoff_afalg_fail(s, error, "AF_ALG accept", " (no key was set)");
+		return hwoff_afalg_fail(s, error, "AF_ALG accept", NULL);
+	}
+	return fd;
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
+}
+
+void hwoff_afalg_drop_op(struct hwoff_afalg *s)
+{
+	close_fd(&s->op_fd);
+	close_fd(&s->pipe_fds[0]);
+	close_fd(&s->pipe_fds[1]);
+	s->pipe_bytes = 0;
+}
+
+void hwoff_afalg_close(struct hwoff_afalg *s)
+{
+	hwoff_afalg_drop_op(s);
+	close_fd(&s->tfm_fd);
+}
+
+bool hwoff_afalg_forked(const struct hwoff_afalg *s)
+{
+	return s->pid != getpid();
+}
+
+/* The pipe for splice, as large as the socket takes at once (default pipes hold 16 pages). */
+static int open_pipe(struct hwoff_afalg *s)
+{
+	int sndbuf = 0;
+	socklen_t len = sizeof(sndbuf);
+	int size;
+
+	if (pipe2(s->pipe_fds, O_CLOEXEC))
+		return hwoff_afalg_fail(s, errno, "pipe for splice", NULL);
+	if (getsockopt(s->op_fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len) == 0 && sndbuf > 0)
+		fcntl(s->pipe_fds[1], F_SETPIPE_SZ, sndbuf); /* else it stays at its default */
+	size = fcntl(s->pipe_fds[1], F_GETPIPE_SZ);
+	if (size <= 0)
+		return hwoff_afalg_fail(s, errno, "F_GETPIPE_SZ", NULL);
+	s->pipe_bytes = (size_t)size;
+	return 0;
+}
+
+ssize_t hwoff_afalg_splice(struct hwoff_afalg *s, const void *data, size_t len, bool more)
+{
+	const unsigned char *p = data;
+	size_t sent = 0;
+
+	int ret;
+
+	if (s->pipe_fds[0] < 0) {
+		ret = open_pipe(s);
+		if (ret)
+			return ret;
+	}
+	while (sent < len) {
+		size_t piece = len - sent < s->pipe_bytes ? len - sent : s->pipe_bytes;
+		struct iovec iov = { .iov_base = (void *)(p + sent), .iov_len = piece };
+		bool last = sent + piece == len && !more;
+		ssize_t in, out;
+
+		in = vmsplice(s->pipe_fds[1], &iov, 1, 0);
+		if (in <= 0)
+			return hwoff_afalg_fail(s, in ? errno : EPIPE, "vmsplice",
+						" (%zu bytes into the pipe)", piece);
+		out = splice(s->pipe_fds[0], NULL, s->op_fd, NULL, (size_t)in,
+			     last && (size_t)in == piece ? 0 : SPLICE_F_MORE);
+		if (out < 0)
+			return hwoff_afalg_fail(s, errno, "splice", " (%zd bytes to the socket)",
+						in);
+		if (out < in) {
+			/* The socket is full: what is left in the pipe would come first next time.
+			 */
+			return hwoff_afalg_fail(s, EAGAIN, "splice",
+						" (the socket took %zd of %zd bytes)", out, in);
+		}
+		sent += (size_t)out;
+	}
+	return (ssize_t)sent;
+}

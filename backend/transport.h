@@ -1,0 +1,154 @@
+/*
+ * transport.h - AES and hash requests to one kernel driver through AF_ALG.
+ *
+ * A context is bound to one driver by its cra_driver_name, so a path of the path table is one
+ * specific implementation ("cbc-aes-hwoffload-dma", "cbc(aes-generic)"), never whatever the
+ * kernel would pick for "cbc(aes)".
+ *
+ * Written on the AF_ALG sockets directly, not on libkcapi 1.4.0, which hides the operation
+ * socket (no accept() to clone a hash state, no SO_SNDBUF to size requests), re-sends the
+ * caller's IV with each 64 KiB piece of a one-shot kcapi_cipher_encrypt() (so CBC and CTR are
+ * wrong past 64 KiB when an IV is given; checked on 6.1), needs crypto_user netlink for every
+ * handle and opens its sockets without close-on-exec.
+ *
+ * Rules:
+ * - Threads: a context is used by one thread at a time. Contexts share nothing, so different
+ *   contexts may be used by different threads at once without a lock; one context used from two
+ *   threads at once needs the caller's lock.
+ * - fork(): a context made in the parent keeps working in the child. On its first use there the
+ *   child makes its own sockets (same driver, same key; a hash clones its partial state by
+ *   accept() on the inherited socket, which is only right while the parent leaves that context
+ *   alone until then). The parent's sockets are not touched.
+ * - Keys are kept (to re-key after fork), never logged, and wiped when the context is freed.
+ * - Errors: functions return 0 or -errno, and hwoff_*_error() says in words what failed, with
+ *   the driver, the sizes and the likely cause. Messages never contain key or data bytes.
+ */
+#ifndef HWOFF_BACKEND_TRANSPORT_H
+#define HWOFF_BACKEND_TRANSPORT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+#include "backend/algs.h"
+#include "backend/discover.h"
+
+#define HWOFF_TRANSPORT_ERROR_MAX 512
+#define HWOFF_IV_MAX		  16
+
+/* How request data reaches the kernel. */
+enum hwoff_copy {
+	HWOFF_COPY_SENDMSG, /* sendmsg(): skcipher copies into socket pages, hash pins the pages */
+	HWOFF_COPY_SPLICE, /* vmsplice() into a pipe and splice() to the socket: no copy */
+};
+
+/*
+ * The default. Measured in TCG guests (test/guest/backend_transport prints the figures): for
+ * the kernel's CPU drivers splice gained nothing at any size (the copy is lost in the cipher's
+ * cost; algif_hash pins the pages of a sendmsg() anyway), for the engine's DMA driver it was
+ * sometimes faster from 208 KiB up and sometimes slower, within the noise of 0.3 s samples.
+ * Linux 7.2 copies spliced skcipher data anyway. Per machine, the calibration may choose.
+ */
+#define HWOFF_COPY_DEFAULT HWOFF_COPY_SENDMSG
+
+/* ---- skcipher: ECB, CBC, CTR ----------------------------------------------------------------- */
+
+struct hwoff_skcipher;
+
+/*
+ * A context for alg (a cipher row of algs.h) on driver, keyed with key (alg->key_bytes). The
+ * IV starts as all zeros; set it before the first request of a mode that has one. Returns 0,
+ * or -errno with the reason in err.
+ */
+int hwoff_skcipher_new(struct hwoff_skcipher **out, const struct hwoff_alg *alg, const char *driver,
+		       const unsigned char *key, size_t key_len, char *err, size_t err_len);
+/* Close the sockets and wipe the key and IV. NULL is fine. */
+void hwoff_skcipher_free(struct hwoff_skcipher *c);
+
+/*
+ * Encrypt or decrypt len bytes from in to out (the same buffer or not overlapping), continuing
+ * from the context's IV. ECB and CBC take multiples of 16 bytes; CTR any length, but a
+ * partial last block ends the keystream block: the next request starts at the next counter.
+ *
+ * What is guaranteed: out is the mode applied to these bytes from the context's IV, exactly as
+ * one call over everything sent since the IV was set, as long as every request but the last
+ * was a multiple of 16 bytes. The IV after the request (hwoff_skcipher_get_iv()) is computed
+ * here, because the kernel has no way to read it: for CBC the last ciphertext block, for CTR the
+ * counter (128 bits, big-endian, wrapping) advanced by ceil(len / 16). The kernel chains the same
+ * IV in its socket, so consecutive requests send no IV; after hwoff_skcipher_set_iv(), a fork or
+ * a failure the next request sends it. Large requests go in pieces of the socket's buffer size
+ * (SO_SNDBUF, read from the socket), each one round trip.
+ *
+ * On failure out is undefined and the IV stays that before the request, so the caller may redo
+ * the request elsewhere (in software) from hwoff_skcipher_get_iv().
+ */
+int hwoff_skcipher_crypt(struct hwoff_skcipher *c, bool encrypt, const unsigned char *in,
+			 unsigned char *out, size_t len);
+
+/* The IV the next request starts from, e.g. after the provider served a request in software. */
+int hwoff_skcipher_set_iv(struct hwoff_skcipher *c, const unsigned char *iv, size_t iv_len);
+/* The IV the next request starts from: after a request, its output IV. */
+int hwoff_skcipher_get_iv(const struct hwoff_skcipher *c, unsigned char *iv, size_t iv_len);
+
+void hwoff_skcipher_set_copy(struct hwoff_skcipher *c, enum hwoff_copy copy);
+/* Bytes per round trip: what one sendmsg() (or splice) of this socket takes without waiting. */
+size_t hwoff_skcipher_chunk_bytes(const struct hwoff_skcipher *c);
+/* What the last failure was; "" when none. */
+const char *hwoff_skcipher_error(const struct hwoff_skcipher *c);
+
+/* ---- hash ------------------------------------------------------------------------------------ */
+
+struct hwoff_hash;
+
+/* A context for alg (a digest row of algs.h) on driver. Returns 0, or -errno with err filled. */
+int hwoff_hash_new(struct hwoff_hash **out, const struct hwoff_alg *alg, const char *driver,
+		   char *err, size_t err_len);
+/* A copy of h's partial state (accept() on its socket, the kernel's export and import). */
+int hwoff_hash_dup(struct hwoff_hash **out, struct hwoff_hash *h, char *err, size_t err_len);
+void hwoff_hash_free(struct hwoff_hash *h);
+
+/* Add len bytes (any length, 0 included): one system call per update, whatever its size. */
+int hwoff_hash_update(struct hwoff_hash *h, const void *data, size_t len);
+/* The digest (md_len >= alg->digest_bytes) of everything since the start; then starts again. */
+int hwoff_hash_final(struct hwoff_hash *h, unsigned char *md, size_t md_len);
+/* Forget the partial state and start again. */
+int hwoff_hash_reset(struct hwoff_hash *h);
+
+void hwoff_hash_set_copy(struct hwoff_hash *h, enum hwoff_copy copy);
+const char *hwoff_hash_error(const struct hwoff_hash *h);
+
+/* ---- the socket layer shared by skcipher.c and hash.c; not for the provider ------------------ */
+
+struct hwoff_afalg {
+	const struct hwoff_alg *alg;
+	char driver[HWOFF_NAME_MAX];
+	pid_t pid; /* the process that owns the sockets */
+	int tfm_fd; /* bound to the driver; holds the key */
+	int op_fd; /* accept()ed from tfm_fd; holds the IV or the partial hash */
+	int pipe_fds[2]; /* for HWOFF_COPY_SPLICE, made on first use; -1 until then */
+	size_t pipe_bytes;
+	enum hwoff_copy copy;
+	char error[HWOFF_TRANSPORT_ERROR_MAX];
+};
+
+/* Sets s->error to "WHAT on DRIVER: strerror(error)" plus the printf-style detail; -error. */
+int hwoff_afalg_fail(struct hwoff_afalg *s, int error, const char *what, const char *fmt, ...)
+	__attribute__((format(printf, 4, 5)));
+/* socket, bind and (unless key is NULL) ALG_SET_KEY: s->tfm_fd. Returns 0 or -errno. */
+int hwoff_afalg_bind(struct hwoff_afalg *s, const struct hwoff_alg *alg, const char *driver,
+		     const unsigned char *key, size_t key_len);
+/* accept() on from (tfm_fd for a fresh operation, op_fd for a hash clone): the new fd or -errno. */
+int hwoff_afalg_accept(struct hwoff_afalg *s, int from);
+/* Close every descriptor s has (in a forked child: this process's copies only). */
+void hwoff_afalg_close(struct hwoff_afalg *s);
+/* After a failure: drop the operation socket and the pipe, whose contents are unknown now. */
+void hwoff_afalg_drop_op(struct hwoff_afalg *s);
+/* Whether s's sockets are another process's: a fork happened since they were made. */
+bool hwoff_afalg_forked(const struct hwoff_afalg *s);
+/*
+ * Send len bytes with vmsplice() and splice(), MSG_MORE on all but (unless more) the last
+ * piece, in pieces of the pipe's size (grown to SO_SNDBUF). Returns len, or -errno.
+ */
+ssize_t hwoff_afalg_splice(struct hwoff_afalg *s, const void *data, size_t len, bool more);
+
+#endif

@@ -1,0 +1,734 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The backend's AF_ALG transport (backend/transport.h) against OpenSSL's default provider, in the
+ * guest: the kernel's generic drivers always, and the bundled engine's drivers when /proc/crypto
+ * has them (the run says which). Random sizes and splits, both copy modes, IV hand-over to and
+ * from software, hash clones mid-stream, threads with a context each, fork, error messages, and
+ * the sendmsg/splice figures (printed, not judged).
+ */
+#include <check.h>
+#include <errno.h>
+#include <openssl/evp.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend/discover.h"
+#include "backend/transport.h"
+#include "test/testutil.h"
+
+#define MAX_LEN	       (1024 * 1024)
+#define ITERATIONS     10
+#define ENGINE_ITERS   4 /* the emulated engine is slower; its cases run fewer rounds */
+#define MAX_PIECES     8
+#define CASES_MAX      32
+#define THREADS	       4
+#define THREAD_ROUNDS  16
+#define THREAD_MAX_LEN (64 * 1024)
+
+struct alg_case {
+	const struct hwoff_alg *alg;
+	char driver[HWOFF_NAME_MAX];
+	bool engine; /* the bundled engine's driver */
+};
+
+static struct alg_case ciphers[CASES_MAX], digests[CASES_MAX];
+static int cipher_count, digest_count;
+
+/* ---- OpenSSL's answers ----------------------------------------------------------------------- */
+
+/* One-shot en/decryption; updated_iv (may be NULL) gets OpenSSL's IV after it. */
+static void openssl_cipher(const struct hwoff_alg *alg, int enc, const unsigned char *key,
+			   const unsigned char *iv, const unsigned char *in, size_t len,
+			   unsigned char *out, unsigned char *updated_iv)
+{
+	EVP_CIPHER *cipher = EVP_CIPHER_fetch(NULL, alg->name, "provider=default");
+	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+	int outl = 0;
+
+	ck_assert_ptr_nonnull(cipher);
+	ck_assert_ptr_nonnull(ctx);
+	ck_assert_int_eq(EVP_CipherInit_ex2(ctx, cipher, key, alg->iv_bytes ? iv : NULL, enc, NULL),
+			 1);
+	EVP_CIPHER_CTX_set_padding(ctx, 0);
+	ck_assert_int_eq(EVP_CipherUpdate(ctx, out, &outl, in, (int)len), 1);
+	ck_assert_uint_eq((size_t)outl, len);
+	if (updated_iv && alg->iv_bytes)
+		ck_assert_int_eq(EVP_CIPHER_CTX_get_updated_iv(ctx, updated_iv, alg->iv_bytes), 1);
+	EVP_CIPHER_CTX_free(ctx);
+	EVP_CIPHER_free(cipher);
+}
+
+static void openssl_digest(const struct hwoff_alg *alg, const void *in, size_t len,
+			   unsigned char *md)
+{
+	EVP_MD *md_alg = EVP_MD_fetch(NULL, alg->name, "provider=default");
+	unsigned int md_len;
+
+	ck_assert_ptr_nonnull(md_alg);
+	ck_assert_int_eq(EVP_Digest(in, len, md, &md_len, md_alg, NULL), 1);
+	ck_assert_uint_eq(md_len, alg->digest_bytes);
+	EVP_MD_free(md_alg);
+}
+
+/* ---- helpers --------------------------------------------------------------------------------- */
+
+static unsigned char *must_malloc(size_t len)
+{
+	unsigned char *p = malloc(len ? len : 1);
+
+	ck_assert_ptr_nonnull(p);
+	return p;
+}
+
+static struct hwoff_skcipher *new_cipher(const struct alg_case *c, const unsigned char *key)
+{
+	struct hwoff_skcipher *sk;
+	char err[HWOFF_TRANSPORT_ERROR_MAX];
+	int ret = hwoff_skcipher_new(&sk, c->alg, c->driver, key, c->alg->key_bytes, err,
+				     sizeof(err));
+
+	ck_assert_msg(ret == 0, "%s", err);
+	return sk;
+}
+
+static struct hwoff_hash *new_hash(const struct alg_case *c)
+{
+	struct hwoff_hash *h;
+	char err[HWOFF_TRANSPORT_ERROR_MAX];
+	int ret = hwoff_hash_new(&h, c->alg, c->driver, err, sizeof(err));
+
+	ck_assert_msg(ret == 0, "%s", err);
+	return h;
+}
+
+static void crypt_ok(struct hwoff_skcipher *sk, bool enc, const unsigned char *in,
+		     unsigned char *out, size_t len)
+{
+	int ret = hwoff_skcipher_crypt(sk, enc, in, out, len);
+
+	ck_assert_msg(ret == 0, "%zu bytes: %d: %s", len, ret, hwoff_skcipher_error(sk));
+}
+
+static void update_ok(struct hwoff_hash *h, const void *in, size_t len)
+{
+	int ret = hwoff_hash_update(h, in, len);
+
+	ck_assert_msg(ret == 0, "%zu bytes: %d: %s", len, ret, hwoff_hash_error(h));
+}
+
+static void final_ok(struct hwoff_hash *h, unsigned char *md)
+{
+	int ret = hwoff_hash_final(h, md, EVP_MAX_MD_SIZE);
+
+	ck_assert_msg(ret == 0, "final: %d: %s", ret, hwoff_hash_error(h));
+}
+
+/* Lengths every cipher case tries first, around the transport's round trip of 208 KiB. */
+#define SNDBUF 212992 /* net.core.wmem_default */
+static const size_t edge_lens[] = {
+	16, 4096, 65536, SNDBUF - 16, SNDBUF, SNDBUF + 16, 3 * SNDBUF + 48,
+};
+
+static size_t cipher_len(const struct hwoff_alg *alg, struct test_rng *rng, int iteration)
+{
+	size_t n = sizeof(edge_lens) / sizeof(edge_lens[0]);
+	size_t len = (size_t)iteration < n ? edge_lens[iteration] : test_rng_range(rng, 1, MAX_LEN);
+
+	if (alg->mode != HWOFF_MODE_CTR)
+		len -= len % 16;
+	return len ? len : 16;
+}
+
+/* Through the transport in random pieces (multiples of 16 but the last), then compare the IV. */
+static void crypt_in_pieces(struct hwoff_skcipher *sk, struct test_rng *rng, bool enc,
+			    const unsigned char *in, unsigned char *out, size_t len)
+{
+	size_t pieces[MAX_PIECES], count = test_rng_split(rng, len, 16, MAX_PIECES, pieces);
+	size_t off = 0;
+
+	for (size_t k = 0; k < count; k++) {
+		crypt_ok(sk, enc, in + off, out + off, pieces[k]);
+		off += pieces[k];
+	}
+}
+
+/* ---- skcipher -------------------------------------------------------------------------------- */
+
+START_TEST(cipher_random)
+{
+	const struct alg_case *c = &ciphers[_i];
+	const struct hwoff_alg *alg = c->alg;
+	unsigned char *pt = must_malloc(MAX_LEN), *ct = must_malloc(MAX_LEN);
+	unsigned char *buf = must_malloc(MAX_LEN);
+	unsigned char key[32], iv[16], want_iv[16], got_iv[16];
+	struct test_rng rng;
+	int rounds = c->engine ? ENGINE_ITERS : ITERATIONS;
+
+	test_rng_init(&rng, 0x1000 + (uint64_t)_i);
+	for (int i = 0; i < rounds; i++) {
+		size_t len = cipher_len(alg, &rng, i);
+		enum hwoff_copy copy = i % 2 ? HWOFF_COPY_SPLICE : HWOFF_COPY_SENDMSG;
+		struct hwoff_skcipher *sk;
+
+		test_rng_fill(&rng, key, sizeof(key));
+		test_rng_fill(&rng, iv, sizeof(iv));
+		test_rng_fill(&rng, pt, len);
+		openssl_cipher(alg, 1, key, iv, pt, len, ct, want_iv);
+
+		sk = new_cipher(c, key);
+		hwoff_skcipher_set_copy(sk, copy);
+		if (alg->iv_bytes)
+			ck_assert_int_eq(hwoff_skcipher_set_iv(sk, iv, alg->iv_bytes), 0);
+		crypt_in_pieces(sk, &rng, true, pt, buf, len);
+		ck_assert_bytes_eq("ciphertext", buf, ct, len);
+		if (alg->iv_bytes) {
+			ck_assert_int_eq(hwoff_skcipher_get_iv(sk, got_iv, sizeof(got_iv)), 0);
+			ck_assert_bytes_eq("IV after encryption", got_iv, want_iv, alg->iv_bytes);
+			ck_assert_int_eq(hwoff_skcipher_set_iv(sk, iv, alg->iv_bytes), 0);
+		}
+		/* in place, on the same context */
+		crypt_in_pieces(sk, &rng, false, buf, buf, len);
+		ck_assert_bytes_eq("plaintext", buf, pt, len);
+		if (alg->iv_bytes) {
+			ck_assert_int_eq(hwoff_skcipher_get_iv(sk, got_iv, sizeof(got_iv)), 0);
+			ck_assert_bytes_eq("IV after decryption", got_iv, want_iv, alg->iv_bytes);
+		}
+		hwoff_skcipher_free(sk);
+	}
+	free(pt);
+	free(ct);
+	free(buf);
+}
+END_TEST
+
+/*
+ * A stream that moves between the kernel and software mid-way: part A in the kernel, part B in
+ * OpenSSL from the kernel's output IV, part C in the kernel from OpenSSL's output IV, on the
+ * same context and on a new one. The CTR counter starts two blocks before it wraps at 2^128.
+ */
+START_TEST(cipher_iv_handover)
+{
+	const struct alg_case *c = &ciphers[_i];
+	const struct hwoff_alg *alg = c->alg;
+	const size_t a = SNDBUF + 64, b = 4096, cl = 96 * 16, len = a + b + cl;
+	unsigned char *pt = must_malloc(len), *want = must_malloc(len), *got = must_malloc(len);
+	unsigned char *again = must_malloc(cl);
+	unsigned char key[32], iv[16], mid_iv[16], resume_iv[16];
+	struct hwoff_skcipher *sk, *sk2;
+	struct test_rng rng;
+
+	if (!alg->iv_bytes)
+		return; /* ECB has no IV to hand over */
+	test_rng_init(&rng, 0x2000 + (uint64_t)_i);
+	test_rng_fill(&rng, key, sizeof(key));
+	test_rng_fill(&rng, iv, sizeof(iv));
+	if (alg->mode == HWOFF_MODE_CTR) {
+		memset(iv, 0xff, sizeof(iv));
+		iv[15] = 0xfe;
+	}
+	test_rng_fill(&rng, pt, len);
+	openssl_cipher(alg, 1, key, iv, pt, len, want, NULL);
+
+	sk = new_cipher(c, key);
+	ck_assert_int_eq(hwoff_skcipher_set_iv(sk, iv, alg->iv_bytes), 0);
+	crypt_ok(sk, true, pt, got, a);
+	ck_assert_int_eq(hwoff_skcipher_get_iv(sk, mid_iv, sizeof(mid_iv)), 0);
+	openssl_cipher(alg, 1, key, mid_iv, pt + a, b, got + a, resume_iv);
+	ck_assert_int_eq(hwoff_skcipher_set_iv(sk, resume_iv, alg->iv_bytes), 0);
+	crypt_ok(sk, true, pt + a + b, got + a + b, cl);
+	ck_assert_bytes_eq("stream through kernel, software, kernel", got, want, len);
+
+	sk2 = new_cipher(c, key);
+	ck_assert_int_eq(hwoff_skcipher_set_iv(sk2, resume_iv, alg->iv_bytes), 0);
+	crypt_ok(sk2, true, pt + a + b, again, cl);
+	ck_assert_bytes_eq("part C on a new context", again, want + a + b, cl);
+	hwoff_skcipher_free(sk2);
+	hwoff_skcipher_free(sk);
+	free(pt);
+	free(want);
+	free(got);
+	free(again);
+}
+END_TEST
+
+/* CTR: a partial block ends its counter block; the next request starts at the next counter. */
+START_TEST(cipher_ctr_partial_block)
+{
+	const struct alg_case *c = &ciphers[_i];
+	const struct hwoff_alg *alg = c->alg;
+	unsigned char key[32], iv[16], want_iv[16], got_iv[16];
+	unsigned char pt[100], want[100], got[100];
+	struct hwoff_skcipher *sk;
+	struct test_rng rng;
+
+	if (alg->mode != HWOFF_MODE_CTR)
+		return;
+	test_rng_init(&rng, 0x3000 + (uint64_t)_i);
+	test_rng_fill(&rng, key, sizeof(key));
+	test_rng_fill(&rng, iv, sizeof(iv));
+	test_rng_fill(&rng, pt, sizeof(pt));
+	sk = new_cipher(c, key);
+	ck_assert_int_eq(hwoff_skcipher_set_iv(sk, iv, 16), 0);
+	crypt_ok(sk, true, pt, got, 37); /* 3 counter blocks, the last used for 5 bytes */
+	openssl_cipher(alg, 1, key, iv, pt, 37, want, want_iv);
+	ck_assert_bytes_eq("37 bytes", got, want, 37);
+	ck_assert_int_eq(hwoff_skcipher_get_iv(sk, got_iv, sizeof(got_iv)), 0);
+	ck_assert_bytes_eq("counter after 37 bytes (+3)", got_iv, want_iv, 16);
+	crypt_ok(sk, true, pt + 37, got + 37, 63); /* kernel-chained counter */
+	openssl_cipher(alg, 1, key, want_iv, pt + 37, 63, want + 37, NULL);
+	ck_assert_bytes_eq("63 bytes after", got + 37, want + 37, 63);
+	hwoff_skcipher_free(sk);
+}
+END_TEST
+
+/* ---- hash ------------------------------------------------------------------------------------ */
+
+static const size_t digest_edge_lens[] = { 0, 1, 63, 64, 65, 4096, MAX_LEN };
+
+START_TEST(digest_random)
+{
+	const struct alg_case *c = &digests[_i];
+	unsigned char *in = must_malloc(MAX_LEN);
+	unsigned char want[EVP_MAX_MD_SIZE], got[EVP_MAX_MD_SIZE];
+	size_t edges = sizeof(digest_edge_lens) / sizeof(digest_edge_lens[0]);
+	struct hwoff_hash *h = new_hash(c);
+	struct test_rng rng;
+	int rounds = c->engine ? ENGINE_ITERS : ITERATIONS;
+
+	test_rng_init(&rng, 0x4000 + (uint64_t)_i);
+	/* one context for every message: each final starts the next */
+	for (int i = 0; i < rounds + (int)edges; i++) {
+		size_t len =
+			(size_t)i < edges ? digest_edge_lens[i] : test_rng_range(&rng, 0, MAX_LEN);
+		size_t pieces[MAX_PIECES], count = test_rng_split(&rng, len, 1, MAX_PIECES, pieces);
+		size_t off = 0;
+
+		hwoff_hash_set_copy(h, i % 2 ? HWOFF_COPY_SPLICE : HWOFF_COPY_SENDMSG);
+		test_rng_fill(&rng, in, len);
+		openssl_digest(c->alg, in, len, want);
+		for (size_t k = 0; k < count; k++) {
+			update_ok(h, in + off, pieces[k]);
+			off += pieces[k];
+		}
+		final_ok(h, got);
+		ck_assert_bytes_eq(c->driver, got, want, c->alg->digest_bytes);
+	}
+	hwoff_hash_free(h);
+	free(in);
+}
+END_TEST
+
+/* A clone mid-stream, of a fresh context and after a final; a reset mid-stream. */
+START_TEST(digest_clone)
+{
+	const struct alg_case *c = &digests[_i];
+	const size_t a = 100000, b = 7777, cl = 3333;
+	unsigned char *in = must_malloc(a + b + cl), *other = must_malloc(a + cl);
+	unsigned char want[EVP_MAX_MD_SIZE], got[EVP_MAX_MD_SIZE];
+	struct hwoff_hash *h = new_hash(c), *d, *fresh;
+	char err[HWOFF_TRANSPORT_ERROR_MAX];
+	struct test_rng rng;
+
+	test_rng_init(&rng, 0x5000 + (uint64_t)_i);
+	test_rng_fill(&rng, in, a + b + cl);
+	memcpy(other, in, a);
+	memcpy(other + a, in + a + b, cl);
+
+	ck_assert_msg(hwoff_hash_dup(&fresh, h, err, sizeof(err)) == 0, "%s", err);
+	update_ok(h, in, a);
+	ck_assert_msg(hwoff_hash_dup(&d, h, err, sizeof(err)) == 0, "%s", err);
+	update_ok(h, in + a, b + cl);
+	update_ok(d, in + a + b, cl);
+	final_ok(h, got);
+	openssl_digest(c->alg, in, a + b + cl, want);
+	ck_assert_bytes_eq("original after the clone", got, want, c->alg->digest_bytes);
+	final_ok(d, got);
+	openssl_digest(c->alg, other, a + cl, want);
+	ck_assert_bytes_eq("clone", got, want, c->alg->digest_bytes);
+	final_ok(fresh, got);
+	openssl_digest(c->alg, "", 0, want);
+	ck_assert_bytes_eq("clone of a fresh context", got, want, c->alg->digest_bytes);
+	hwoff_hash_free(d);
+
+	/* after a final the clone is fresh too */
+	ck_assert_msg(hwoff_hash_dup(&d, h, err, sizeof(err)) == 0, "%s", err);
+	update_ok(d, in, b);
+	final_ok(d, got);
+	openssl_digest(c->alg, in, b, want);
+	ck_assert_bytes_eq("clone after a final", got, want, c->alg->digest_bytes);
+
+	update_ok(h, in, a);
+	ck_assert_int_eq(hwoff_hash_reset(h), 0);
+	update_ok(h, in + a, b);
+	final_ok(h, got);
+	openssl_digest(c->alg, in + a, b, want);
+	ck_assert_bytes_eq("after a reset mid-stream", got, want, c->alg->digest_bytes);
+	hwoff_hash_free(d);
+	hwoff_hash_free(fresh);
+	hwoff_hash_free(h);
+	free(in);
+	free(other);
+}
+END_TEST
+
+/* ---- threads and fork ------------------------------------------------------------------------ */
+
+struct thread_job {
+	int index;
+	char failure[HWOFF_TRANSPORT_ERROR_MAX + 64]; /* "" when every round matched */
+};
+
+/* Check's asserts belong to the test's own thread: threads report in words. */
+static void *thread_rounds(void *arg)
+{
+	struct thread_job *job = arg;
+	const struct alg_case *cc = &ciphers[job->index % cipher_count];
+	const struct alg_case *dc = &digests[job->index % digest_count];
+	unsigned char *pt = malloc(THREAD_MAX_LEN), *ct = malloc(THREAD_MAX_LEN);
+	unsigned char *got = malloc(THREAD_MAX_LEN);
+	unsigned char key[32], iv[16], want_md[EVP_MAX_MD_SIZE], got_md[EVP_MAX_MD_SIZE];
+	char err[HWOFF_TRANSPORT_ERROR_MAX];
+	struct hwoff_skcipher *sk = NULL;
+	struct hwoff_hash *h = NULL;
+	struct test_rng rng;
+
+	test_rng_init(&rng, 0x6000 + (uint64_t)job->index);
+	test_rng_fill(&rng, key, sizeof(key));
+	test_rng_fill(&rng, iv, sizeof(iv));
+	if (!pt || !ct || !got) {
+		snprintf(job->failure, sizeof(job->failure), "out of memory");
+		goto out;
+	}
+	if (hwoff_skcipher_new(&sk, cc->alg, cc->driver, key, cc->alg->key_bytes, err,
+			       sizeof(err)) ||
+	    hwoff_hash_new(&h, dc->alg, dc->driver, err, sizeof(err))) {
+		snprintf(job->failure, sizeof(job->failure), "%s", err);
+		goto out;
+	}
+	for (int r = 0; r < THREAD_ROUNDS && !job->failure[0]; r++) {
+		size_t len = test_rng_range(&rng, 1, THREAD_MAX_LEN / 16) * 16;
+		EVP_CIPHER *cipher = EVP_CIPHER_fetch(NULL, cc->alg->name, "provider=default");
+		EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+		EVP_MD *md;
+		int outl = 0, ok;
+
+		test_rng_fill(&rng, pt, len);
+		if (!cipher || !ctx || !EVP_EncryptInit_ex2(ctx, cipher, key, iv, NULL) ||
+		    !EVP_CIPHER_CTX_set_padding(ctx, 0) ||
+		    !EVP_EncryptUpdate(ctx, ct, &outl, pt, (int)len))
+			snprintf(job->failure, sizeof(job->failure), "OpenSSL failed");
+		EVP_CIPHER_CTX_free(ctx);
+		EVP_CIPHER_free(cipher);
+		if (cc->alg->iv_bytes)
+			hwoff_skcipher_set_iv(sk, iv, cc->alg->iv_bytes);
+		if (!job->failure[0] &&
+		    (hwoff_skcipher_crypt(sk, true, pt, got, len) || memcmp(got, ct, len)))
+			snprintf(job->failure, sizeof(job->failure), "%s round %d, %zu bytes: %s",
+				 cc->driver, r, len, hwoff_skcipher_error(sk));
+		if (job->failure[0])
+			break;
+		md = EVP_MD_fetch(NULL, dc->alg->name, "provider=default");
+		ok = md && EVP_Digest(pt, len, want_md, NULL, md, NULL);
+		EVP_MD_free(md);
+		if (!ok || hwoff_hash_update(h, pt, len) ||
+		    hwoff_hash_final(h, got_md, sizeof(got_md)) ||
+		    memcmp(got_md, want_md, dc->alg->digest_bytes))
+			snprintf(job->failure, sizeof(job->failure), "%s round %d, %zu bytes: %s",
+				 dc->driver, r, len, hwoff_hash_error(h));
+	}
+out:
+	hwoff_skcipher_free(sk);
+	hwoff_hash_free(h);
+	free(pt);
+	free(ct);
+	free(got);
+	return NULL;
+}
+
+START_TEST(threads_each_with_a_context)
+{
+	struct thread_job jobs[THREADS];
+	pthread_t threads[THREADS];
+
+	for (int t = 0; t < THREADS; t++) {
+		jobs[t] = (struct thread_job){ .index = t };
+		ck_assert_int_eq(pthread_create(&threads[t], NULL, thread_rounds, &jobs[t]), 0);
+	}
+	for (int t = 0; t < THREADS; t++) {
+		ck_assert_int_eq(pthread_join(threads[t], NULL), 0);
+		ck_assert_msg(!jobs[t].failure[0], "thread %d: %s", t, jobs[t].failure);
+	}
+}
+END_TEST
+
+/*
+ * Contexts made and half used in the parent continue in the child (which makes its own
+ * sockets), and the parent's continue unharmed after the child is done.
+ */
+START_TEST(fork_continues_in_child_and_parent)
+{
+	const struct alg_case *cc = &ciphers[0], *dc = &digests[0];
+	const size_t a = 48 * 1024, b = 80 * 1024;
+	unsigned char *pt = must_malloc(a + b), *want = must_malloc(a + b),
+		      *got = must_malloc(a + b);
+	unsigned char key[32], iv[16], want_md[EVP_MAX_MD_SIZE], got_md[EVP_MAX_MD_SIZE];
+	struct hwoff_skcipher *sk;
+	struct hwoff_hash *h;
+	struct test_rng rng;
+	int status;
+	pid_t child;
+
+	test_rng_init(&rng, 0x7000);
+	test_rng_fill(&rng, key, sizeof(key));
+	test_rng_fill(&rng, iv, sizeof(iv));
+	test_rng_fill(&rng, pt, a + b);
+	openssl_cipher(cc->alg, 1, key, iv, pt, a + b, want, NULL);
+	openssl_digest(dc->alg, pt, a + b, want_md);
+
+	sk = new_cipher(cc, key);
+	h = new_hash(dc);
+	ck_assert_int_eq(hwoff_skcipher_set_iv(sk, iv, cc->alg->iv_bytes), 0);
+	crypt_ok(sk, true, pt, got, a);
+	update_ok(h, pt, a);
+
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (!child) {
+		int bad = hwoff_skcipher_crypt(sk, true, pt + a, got + a, b) ||
+			  memcmp(got, want, a + b) || hwoff_hash_update(h, pt + a, b) ||
+			  hwoff_hash_final(h, got_md, sizeof(got_md)) ||
+			  memcmp(got_md, want_md, dc->alg->digest_bytes);
+
+		if (bad)
+			fprintf(stderr, "child: %s%s\n", hwoff_skcipher_error(sk),
+				hwoff_hash_error(h));
+		_exit(bad);
+	}
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "the child's results were wrong (status %d)", status);
+
+	memset(got + a, 0, b);
+	crypt_ok(sk, true, pt + a, got + a, b);
+	ck_assert_bytes_eq("parent's ciphertext after the fork", got, want, a + b);
+	update_ok(h, pt + a, b);
+	final_ok(h, got_md);
+	ck_assert_bytes_eq("parent's digest after the fork", got_md, want_md,
+			   dc->alg->digest_bytes);
+	hwoff_skcipher_free(sk);
+	hwoff_hash_free(h);
+	free(pt);
+	free(want);
+	free(got);
+}
+END_TEST
+
+/* ---- errors ---------------------------------------------------------------------------------- */
+
+static void assert_has(const char *text, const char *part)
+{
+	ck_assert_msg(strstr(text, part) != NULL, "'%s' lacks '%s'", text, part);
+}
+
+START_TEST(errors_say_what_failed)
+{
+	const struct hwoff_alg *cbc = hwoff_alg_by_name("AES-128-CBC");
+	const struct hwoff_alg *sha = hwoff_alg_by_name("SHA2-256");
+	unsigned char key[16] = { 0 }, buf[32] = { 0 }, md[8];
+	char err[HWOFF_TRANSPORT_ERROR_MAX];
+	struct hwoff_skcipher *sk;
+	struct hwoff_hash *h;
+
+	ck_assert_int_eq(hwoff_skcipher_new(&sk, cbc, "cbc-aes-hwoffload-nonexistent", key, 16, err,
+					    sizeof(err)),
+			 -ENOENT);
+	assert_has(err, "cbc-aes-hwoffload-nonexistent");
+	assert_has(err, "No such file or directory");
+	assert_has(err, "7.2");
+	ck_assert_int_eq(hwoff_hash_new(&h, sha, "sha256-hwoffload-nonexistent", err, sizeof(err)),
+			 -ENOENT);
+	assert_has(err, "hash 'sha256-hwoffload-nonexistent'");
+	ck_assert_int_eq(
+		hwoff_skcipher_new(&sk, cbc, "cbc(aes-generic)", key, 15, err, sizeof(err)),
+		-EINVAL);
+	assert_has(err, "a key of 15 bytes");
+
+	ck_assert_int_eq(
+		hwoff_skcipher_new(&sk, cbc, "cbc(aes-generic)", key, 16, err, sizeof(err)), 0);
+	ck_assert_int_eq(hwoff_skcipher_crypt(sk, true, buf, buf, 17), -EINVAL);
+	assert_has(hwoff_skcipher_error(sk), "17 bytes");
+	ck_assert_int_eq(hwoff_skcipher_set_iv(sk, buf, 8), -EINVAL);
+	assert_has(hwoff_skcipher_error(sk), "an IV of 8 bytes");
+	ck_assert_int_eq(hwoff_skcipher_crypt(sk, true, buf, buf, 0), 0);
+	ck_assert_int_eq(hwoff_skcipher_crypt(sk, true, buf, buf, 32), 0);
+	hwoff_skcipher_free(sk);
+
+	ck_assert_int_eq(hwoff_hash_new(&h, sha, "sha256-generic", err, sizeof(err)), 0);
+	ck_assert_int_eq(hwoff_hash_final(h, md, sizeof(md)), -EINVAL);
+	assert_has(hwoff_hash_error(h), "a digest buffer of 8 bytes, the digest has 32");
+	hwoff_hash_free(h);
+}
+END_TEST
+
+/* ---- figures --------------------------------------------------------------------------------- */
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
+}
+
+/* MB/s of requests of len bytes for about 0.3 s. */
+static double measure(const struct alg_case *c, enum hwoff_copy copy, size_t len, void *buf)
+{
+	unsigned char key[32] = { 0 }, md[EVP_MAX_MD_SIZE];
+	struct hwoff_skcipher *sk = NULL;
+	struct hwoff_hash *h = NULL;
+	double start = now(), elapsed;
+	size_t bytes = 0;
+
+	if (hwoff_alg_is_digest(c->alg))
+		h = new_hash(c);
+	else
+		sk = new_cipher(c, key);
+	if (h)
+		hwoff_hash_set_copy(h, copy);
+	else
+		hwoff_skcipher_set_copy(sk, copy);
+	do {
+		if (h) {
+			update_ok(h, buf, len);
+			final_ok(h, md);
+		} else {
+			crypt_ok(sk, true, buf, buf, len);
+		}
+		bytes += len;
+		elapsed = now() - start;
+	} while (elapsed < 0.3);
+	hwoff_skcipher_free(sk);
+	hwoff_hash_free(h);
+	return (double)bytes / elapsed / 1e6;
+}
+
+START_TEST(figures_sendmsg_and_splice)
+{
+	static const size_t sizes[] = { 4096, 16384, 65536, 212992, MAX_LEN };
+	const struct alg_case *cases[3] = { &ciphers[0], &digests[0] };
+	unsigned char *buf = must_malloc(MAX_LEN);
+	size_t count = 2;
+
+	/* and the engine's DMA driver, where the copy is not hidden behind the CPU's AES */
+	for (int i = 0; i < cipher_count; i++)
+		if (ciphers[i].engine && strstr(ciphers[i].driver, "cbc-aes-hwoffload-dma")) {
+			cases[count++] = &ciphers[i];
+			break;
+		}
+	memset(buf, 0x5a, MAX_LEN);
+	for (size_t k = 0; k < count; k++)
+		for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
+			printf("figures: %s %s %7zu bytes: sendmsg %7.1f MB/s, splice %7.1f MB/s\n",
+			       cases[k]->alg->name, cases[k]->driver, sizes[s],
+			       measure(cases[k], HWOFF_COPY_SENDMSG, sizes[s], buf),
+			       measure(cases[k], HWOFF_COPY_SPLICE, sizes[s], buf));
+	fflush(stdout);
+	free(buf);
+}
+END_TEST
+
+/* ---- the cases ------------------------------------------------------------------------------- */
+
+static void add_case(struct alg_case *cases, int *count, const char *alg_name, const char *driver,
+		     bool engine)
+{
+	if (*count == CASES_MAX)
+		return;
+	cases[*count].alg = hwoff_alg_by_name(alg_name);
+	snprintf(cases[*count].driver, sizeof(cases[*count].driver), "%s", driver);
+	cases[*count].engine = engine;
+	(*count)++;
+}
+
+/* The kernel's generic drivers, then each of the bundled engine's that /proc/crypto lists. */
+static void find_cases(void)
+{
+	static struct hwoff_discovery d;
+	char err[256];
+	int engines = 0;
+
+	add_case(ciphers, &cipher_count, "AES-128-CBC", "cbc(aes-generic)", false);
+	add_case(ciphers, &cipher_count, "AES-256-CBC", "cbc(aes-generic)", false);
+	add_case(ciphers, &cipher_count, "AES-192-ECB", "ecb(aes-generic)", false);
+	add_case(ciphers, &cipher_count, "AES-128-CTR", "ctr(aes-generic)", false);
+	add_case(ciphers, &cipher_count, "AES-256-CTR", "ctr(aes-generic)", false);
+	add_case(digests, &digest_count, "SHA2-256", "sha256-generic", false);
+	add_case(digests, &digest_count, "SHA1", "sha1-generic", false);
+	add_case(digests, &digest_count, "MD5", "md5-generic", false);
+	add_case(digests, &digest_count, "SHA2-224", "sha224-generic", false);
+	add_case(digests, &digest_count, "SHA2-384", "sha384-generic", false);
+	add_case(digests, &digest_count, "SHA2-512", "sha512-generic", false);
+
+	if (hwoff_discover(&d, err, sizeof(err))) {
+		printf("hwoffload driver: cannot tell, /proc/crypto unreadable: %s\n", err);
+		return;
+	}
+	for (size_t i = 0; i < d.count; i++) {
+		const struct hwoff_impl *impl = &d.impls[i];
+
+		if (strcmp(impl->module, HWOFF_ENGINE_MODULE) != 0)
+			continue;
+		printf("hwoffload driver: testing %s (%s, %s)\n", impl->driver, impl->name,
+		       hwoff_impl_class_name(impl->class));
+		engines++;
+		/* the smallest and largest key of each kernel algorithm */
+		for (size_t a = 0; a < hwoff_alg_count; a++) {
+			const struct hwoff_alg *alg = &hwoff_algs[a];
+
+			if (strcmp(alg->kernel_name, impl->name) != 0 ||
+			    (alg->key_bytes != 16 && alg->key_bytes != 32 && alg->key_bytes))
+				continue;
+			if (hwoff_alg_is_digest(alg))
+				add_case(digests, &digest_count, alg->name, impl->driver, true);
+			else
+				add_case(ciphers, &cipher_count, alg->name, impl->driver, true);
+		}
+	}
+	if (!engines)
+		printf("hwoffload driver: not loaded (no implementation of module %s in "
+		       "/proc/crypto): only the kernel's generic drivers are tested\n",
+		       HWOFF_ENGINE_MODULE);
+	fflush(stdout);
+}
+
+int main(void)
+{
+	Suite *s = suite_create("backend transport (AF_ALG) against OpenSSL");
+	TCase *tc = tcase_create("transport");
+	SRunner *sr;
+	int failed;
+
+	test_seed();
+	find_cases();
+	tcase_set_timeout(tc, 600);
+	tcase_add_loop_test(tc, cipher_random, 0, cipher_count);
+	tcase_add_loop_test(tc, cipher_iv_handover, 0, cipher_count);
+	tcase_add_loop_test(tc, cipher_ctr_partial_block, 0, cipher_count);
+	tcase_add_loop_test(tc, digest_random, 0, digest_count);
+	tcase_add_loop_test(tc, digest_clone, 0, digest_count);
+	tcase_add_test(tc, threads_each_with_a_context);
+	tcase_add_test(tc, fork_continues_in_child_and_parent);
+	tcase_add_test(tc, errors_say_what_failed);
+	tcase_add_test(tc, figures_sendmsg_and_splice);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

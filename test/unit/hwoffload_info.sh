@@ -1,0 +1,42 @@
+#!/bin/bash
+# hwoffload-info on the build host: it exits 0, says whether AF_ALG works and, when it does not,
+# why (the host has no AF_ALG: EAFNOSUPPORT), and still shows the table (software everywhere
+# without an engine); --table takes the good example and refuses each bad one with FILE:LINE.
+top=${top_srcdir:-.}
+info=backend/hwoffload-info
+failures=0
+
+fail() {
+	echo "FAIL: $*"
+	failures=$((failures + 1))
+}
+
+out=$("$info") || fail "hwoffload-info exited $?"
+echo "$out" | grep -q '^af_alg: \(available\|unavailable\)$' || fail "no af_alg line"
+if echo "$out" | grep -q '^af_alg: unavailable$'; then
+	echo "$out" | grep -q '^af_alg-errno: E[A-Z]*$' || fail "no af_alg-errno line"
+	echo "$out" | grep -q '^af_alg-reason: .*socket(AF_ALG)' || fail "no af_alg-reason line"
+	echo "$out" | grep -q '^route: none: every request goes to software$' ||
+		fail "without AF_ALG the default table is not software everywhere"
+fi
+echo "$out" | grep -q '^table: default$' || fail "no 'table: default' line"
+echo "$out" | grep -q '^path: software usable$' || fail "no software path"
+
+out=$("$info" --table "$top/test/data/table-good.txt") || fail "--table table-good.txt exited $?"
+echo "$out" | grep -q "^table: $top/test/data/table-good.txt$" || fail "good table not named"
+echo "$out" | grep -q '^route: AES-128-CBC 128 encrypt throughput 0:software 256:' ||
+	fail "good table's routes not shown"
+
+for bad in "$top"/test/data/table-bad/*.txt; do
+	err=$("$info" --table "$bad" 2>&1 >/dev/null)
+	rc=$?
+	[ $rc -eq 1 ] || fail "$bad: exit status $rc, not 1"
+	echo "$err" | grep -q "^$bad:[0-9][0-9]*: ." || fail "$bad: no FILE:LINE: reason in '$err'"
+done
+
+"$info" --table "$top/test/data/no-such-table" 2>/dev/null && fail "a missing table was accepted"
+"$info" --bogus >/dev/null 2>&1
+[ $? -eq 2 ] || fail "a bad option did not exit 2"
+
+[ $failures -eq 0 ] && echo "PASS: hwoffload-info"
+exit $((failures > 0))
