@@ -97,3 +97,15 @@ void test_assert_bytes_eq(const char *file, int line, const char *what, const vo
 	ck_abort_msg("%s:%d: %s differs at byte %zu of %zu: got %02x, want %02x", file, line, what, i,
 		     len, g[i], w[i]);
 }
+
+int test_run_suite(Suite *suite)
+{
+	SRunner *runner = srunner_create(suite);
+	int failed;
+
+	test_seed();
+	srunner_run_all(runner, CK_NORMAL);
+	failed = srunner_ntests_failed(runner);
+	srunner_free(runner);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include <check.h>
+
 struct test_rng {
 	uint64_t state;
 };
@@ -24,6 +26,9 @@ void test_rng_fill(struct test_rng *rng, void *buf, size_t len);
 /* Cut len into 1..max_pieces random pieces, each a multiple of step but the last; returns count. */
 size_t test_rng_split(struct test_rng *rng, size_t len, size_t step, size_t max_pieces,
 		      size_t *pieces);
+
+/* Runs the suite (printing Check's summary line); the process's exit status. */
+int test_run_suite(Suite *suite);
 
 /* ck_assert-style check that prints where two byte strings first differ. */
 #define ck_assert_bytes_eq(what, got, want, len)                                                   \

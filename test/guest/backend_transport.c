@@ -3,8 +3,8 @@
  * The backend's AF_ALG transport (backend/transport.h) against OpenSSL's default provider, in the
  * guest: the kernel's generic drivers always, and the bundled engine's drivers when /proc/crypto
  * has them (the run says which). Random sizes and splits, both copy modes, IV hand-over to and
- * from software, hash clones mid-stream, threads with a context each, fork, error messages, and
- * the sendmsg/splice figures (printed, not judged).
+ * from software, hash clones mid-stream, threads with a context each, fork, error messages. (The
+ * sendmsg/splice speed comparison belongs to the calibration, not here.)
  */
 #include <check.h>
 #include <errno.h>
@@ -575,73 +575,6 @@ START_TEST(errors_say_what_failed)
 }
 END_TEST
 
-/* ---- figures --------------------------------------------------------------------------------- */
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (double)ts.tv_sec + (double)ts.tv_nsec / 1e9;
-}
-
-/* MB/s of requests of len bytes for about 0.3 s. */
-static double measure(const struct alg_case *c, enum hwoff_copy copy, size_t len, void *buf)
-{
-	unsigned char key[32] = { 0 }, md[EVP_MAX_MD_SIZE];
-	struct hwoff_skcipher *sk = NULL;
-	struct hwoff_hash *h = NULL;
-	double start = now(), elapsed;
-	size_t bytes = 0;
-
-	if (hwoff_alg_is_digest(c->alg))
-		h = new_hash(c);
-	else
-		sk = new_cipher(c, key);
-	if (h)
-		hwoff_hash_set_copy(h, copy);
-	else
-		hwoff_skcipher_set_copy(sk, copy);
-	do {
-		if (h) {
-			update_ok(h, buf, len);
-			final_ok(h, md);
-		} else {
-			crypt_ok(sk, true, buf, buf, len);
-		}
-		bytes += len;
-		elapsed = now() - start;
-	} while (elapsed < 0.3);
-	hwoff_skcipher_free(sk);
-	hwoff_hash_free(h);
-	return (double)bytes / elapsed / 1e6;
-}
-
-START_TEST(figures_sendmsg_and_splice)
-{
-	static const size_t sizes[] = { 4096, 16384, 65536, 212992, MAX_LEN };
-	const struct alg_case *cases[3] = { &ciphers[0], &digests[0] };
-	unsigned char *buf = must_malloc(MAX_LEN);
-	size_t count = 2;
-
-	/* and the engine's DMA driver, where the copy is not hidden behind the CPU's AES */
-	for (int i = 0; i < cipher_count; i++)
-		if (ciphers[i].engine && strstr(ciphers[i].driver, "cbc-aes-hwoffload-dma")) {
-			cases[count++] = &ciphers[i];
-			break;
-		}
-	memset(buf, 0x5a, MAX_LEN);
-	for (size_t k = 0; k < count; k++)
-		for (size_t s = 0; s < sizeof(sizes) / sizeof(sizes[0]); s++)
-			printf("figures: %s %s %7zu bytes: sendmsg %7.1f MB/s, splice %7.1f MB/s\n",
-			       cases[k]->alg->name, cases[k]->driver, sizes[s],
-			       measure(cases[k], HWOFF_COPY_SENDMSG, sizes[s], buf),
-			       measure(cases[k], HWOFF_COPY_SPLICE, sizes[s], buf));
-	fflush(stdout);
-	free(buf);
-}
-END_TEST
-
 /* ---- the cases ------------------------------------------------------------------------------- */
 
 static void add_case(struct alg_case *cases, int *count, const char *alg_name, const char *driver,
@@ -710,10 +643,7 @@ int main(void)
 {
 	Suite *s = suite_create("backend transport (AF_ALG) against OpenSSL");
 	TCase *tc = tcase_create("transport");
-	SRunner *sr;
-	int failed;
 
-	test_seed();
 	find_cases();
 	tcase_set_timeout(tc, 600);
 	tcase_add_loop_test(tc, cipher_random, 0, cipher_count);
@@ -724,11 +654,6 @@ int main(void)
 	tcase_add_test(tc, threads_each_with_a_context);
 	tcase_add_test(tc, fork_continues_in_child_and_parent);
 	tcase_add_test(tc, errors_say_what_failed);
-	tcase_add_test(tc, figures_sendmsg_and_splice);
 	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return test_run_suite(s);
 }

@@ -688,8 +688,6 @@ int main(void)
 {
 	Suite *s = suite_create("hwoffload AES driver through AF_ALG");
 	TCase *tc = tcase_create("driver");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 600);
 	tcase_add_test(tc, selftests_passed);
@@ -701,10 +699,5 @@ int main(void)
 	tcase_add_loop_test(tc, kcapi_enc_tool, 0, DRIVERS);
 	tcase_add_test(tc, reload);
 	suite_add_tcase(s, tc);
-	test_seed();
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return test_run_suite(s);
 }

@@ -230,8 +230,6 @@ int main(void)
 {
 	Suite *s = suite_create("kernel algorithms through AF_ALG");
 	TCase *tc = tcase_create("differential against OpenSSL");
-	SRunner *sr;
-	int failed;
 
 	tcase_set_timeout(tc, 120);
 	tcase_add_loop_test(tc, digest_one_shot, 0, sizeof(digests) / sizeof(digests[0]));
@@ -239,10 +237,5 @@ int main(void)
 	tcase_add_loop_test(tc, cipher_one_shot, 0, sizeof(ciphers) / sizeof(ciphers[0]));
 	tcase_add_loop_test(tc, cipher_in_pieces, 0, sizeof(ciphers) / sizeof(ciphers[0]));
 	suite_add_tcase(s, tc);
-	test_seed();
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return test_run_suite(s);
 }
