@@ -1,0 +1,585 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * AES-128-CBC encryption speed through AF_ALG (libkcapi), by kernel driver name, printed as
+ * tables. A benchmark, not a test: it asserts nothing about speed. bench/aes-speed runs it in
+ * guests, one per engine profile.
+ *
+ *   aes_speed [-t SECONDS] [-r ROUNDS] [-s SIZES] table DRIVER...
+ *	operations per second for each request size and driver, as tcrypt counts them (the
+ *	omap-aes table of 2013), then the CPU time they cost. One synchronous request after
+ *	another for SECONDS per cell; every round runs each size and driver once (interleaved,
+ *	so that a noisy machine spreads over all of them) and each figure is the median of ROUNDS.
+ *   aes_speed [-t SECONDS] [-r ROUNDS] [-s SIZES] [-n THREADS] chain DRIVER
+ *	the driver's DMA chaining on and off (debugfs "chain"): THREADS threads, each with its own
+ *	socket, keep that many requests in flight; with interrupts per request and requests per
+ *	completion pass from the driver's statistics.
+ *
+ * "noise" is the best round over the worst: how much the machine disturbed a cell.
+ *
+ * CPU time: "caller" is getrusage() of this process (user + sys), what the application pays.
+ * PIO copies and polls in the crypto_engine kernel thread and DMA completes in the interrupt
+ * thread, on nobody's account, so "system" is all busy time of /proc/stat: what the machine
+ * pays, in % of one CPU. A TCG guest has no steal time: while the host is busy elsewhere, a
+ * vCPU's wait for a host core counts as the time of whatever the guest was running.
+ *
+ * Runs in the guest as root (debugfs), with the hwoffload driver loaded (test/vm/run).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <glob.h>
+#include <kcapi.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+#include <unistd.h>
+
+#define KEY_LEN	    16
+#define IV_LEN	    16
+#define PAGE_SIZE   4096
+#define MAX_DRIVERS 8
+#define MAX_SIZES   8
+#define MAX_ROUNDS  15
+#define MAX_THREADS 64
+#define DEBUGFS_DIR "/sys/kernel/debug/hwoffload/*/"
+
+static const uint8_t key[KEY_LEN] = "0123456789abcdef";
+static const uint8_t iv[IV_LEN] = "fedcba9876543210";
+
+static double cell_seconds = 0.5;
+static unsigned int rounds = 3;
+static unsigned int threads = 8;
+static size_t sizes[MAX_SIZES];
+static unsigned int nsizes;
+static size_t max_size;
+
+static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
+
+static void die(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	fputs("aes_speed: ", stderr);
+	vfprintf(stderr, fmt, ap);
+	fputc('\n', stderr);
+	va_end(ap);
+	exit(1);
+}
+
+static double now(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* Wall time, this process's CPU time and all CPUs' busy time, in seconds. */
+struct usage {
+	double wall;
+	double caller;
+	double busy;
+};
+
+static double tv_seconds(struct timeval tv)
+{
+	return tv.tv_sec + tv.tv_usec / 1e6;
+}
+
+static void usage_now(struct usage *u)
+{
+	unsigned long long user, nice, sys, idle, iowait, irq, softirq, steal;
+	struct rusage ru;
+	FILE *f;
+
+	getrusage(RUSAGE_SELF, &ru);
+	u->caller = tv_seconds(ru.ru_utime) + tv_seconds(ru.ru_stime);
+	f = fopen("/proc/stat", "r");
+	if (!f || fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &user, &nice, &sys,
+			 &idle, &iowait, &irq, &softirq, &steal) != 8)
+		die("cannot read /proc/stat");
+	fclose(f);
+	u->busy = (double)(user + nice + sys + irq + softirq + steal) / sysconf(_SC_CLK_TCK);
+	u->wall = now();
+}
+
+/* What one cell measured. */
+struct sample {
+	double ops_per_s;
+	double caller_ns_per_byte;
+	double caller_pct; /* of wall time */
+	double system_pct; /* of one CPU */
+};
+
+/* @ops requests of @len bytes between @start and @end. */
+static struct sample sample_of(unsigned long ops, size_t len, const struct usage *start,
+			       const struct usage *end)
+{
+	double wall = end->wall - start->wall, caller = end->caller - start->caller;
+
+	return (struct sample){
+		.ops_per_s = ops / wall,
+		.caller_ns_per_byte = ops ? caller * 1e9 / ((double)ops * len) : 0,
+		.caller_pct = 100 * caller / wall,
+		.system_pct = 100 * (end->busy - start->busy) / wall,
+	};
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+/* One double field (at offset @field) of the @rounds records of a cell, sorted into @v. */
+static void sorted_rounds(const void *records, size_t record_size, size_t field, double *v)
+{
+	unsigned int r;
+
+	for (r = 0; r < rounds; r++)
+		v[r] = *(const double *)((const char *)records + r * record_size + field);
+	qsort(v, rounds, sizeof(v[0]), cmp_double);
+}
+
+static double median(const void *records, size_t record_size, size_t field)
+{
+	double v[MAX_ROUNDS];
+
+	sorted_rounds(records, record_size, field, v);
+	return rounds % 2 ? v[rounds / 2] : (v[rounds / 2 - 1] + v[rounds / 2]) / 2;
+}
+
+/* How far the rounds of a cell disagree: the largest over the smallest. */
+static double spread(const void *records, size_t record_size, size_t field)
+{
+	double v[MAX_ROUNDS];
+
+	sorted_rounds(records, record_size, field, v);
+	return v[0] > 0 ? v[rounds - 1] / v[0] : 0;
+}
+
+/* The one path matching @pattern (debugfs of the single hwoffload device). */
+static void find_path(const char *pattern, char *path, size_t size)
+{
+	glob_t g;
+
+	if (glob(pattern, 0, NULL, &g) || g.gl_pathc != 1)
+		die("need exactly one %s (is the driver loaded, debugfs mounted, are we root?)",
+		    pattern);
+	snprintf(path, size, "%s", g.gl_pathv[0]);
+	globfree(&g);
+}
+
+/* One counter of the driver's debugfs statistics ("name: value" lines). */
+static long long stat_value(const char *name)
+{
+	char path[512], line[128];
+	size_t n = strlen(name);
+	long long value = -1;
+	FILE *f;
+
+	find_path(DEBUGFS_DIR "stats", path, sizeof(path));
+	f = fopen(path, "r");
+	if (!f)
+		die("cannot open %s: %s", path, strerror(errno));
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, n) && line[n] == ':')
+			value = strtoll(line + n + 1, NULL, 10);
+	fclose(f);
+	if (value < 0)
+		die("no statistic %s in %s", name, path);
+	return value;
+}
+
+static void set_chain(bool on)
+{
+	char path[512];
+	FILE *f;
+
+	find_path(DEBUGFS_DIR "chain", path, sizeof(path));
+	f = fopen(path, "w");
+	if (!f || fprintf(f, "%d\n", on) < 0 || fclose(f))
+		die("cannot write %s (a driver without the chain knob?)", path);
+}
+
+static uint8_t *alloc_buffer(void)
+{
+	uint8_t *buf = aligned_alloc(PAGE_SIZE, max_size);
+
+	if (!buf)
+		die("out of memory");
+	return buf;
+}
+
+/* A handle on @driver with the key set, or NULL when the kernel has no such driver. */
+static struct kcapi_handle *open_driver(const char *driver)
+{
+	struct kcapi_handle *handle;
+
+	if (kcapi_cipher_init(&handle, driver, 0))
+		return NULL;
+	if (kcapi_cipher_setkey(handle, key, KEY_LEN))
+		die("%s: cannot set the key", driver);
+	return handle;
+}
+
+static void encrypt(struct kcapi_handle *handle, const uint8_t *in, uint8_t *out, size_t len)
+{
+	ssize_t ret = kcapi_cipher_encrypt(handle, in, len, iv, out, len, KCAPI_ACCESS_HEURISTIC);
+
+	if (ret != (ssize_t)len)
+		die("encryption of %zu bytes failed: %zd", len, ret);
+}
+
+/* A benchmark of wrong results would be worthless: check each driver once against OpenSSL. */
+static void check_driver(const char *driver, struct kcapi_handle *handle, const uint8_t *in,
+			 uint8_t *out)
+{
+	uint8_t *want = alloc_buffer();
+	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+	int len;
+
+	if (!ctx || !EVP_EncryptInit_ex(ctx, EVP_aes_128_cbc(), NULL, key, iv) ||
+	    !EVP_CIPHER_CTX_set_padding(ctx, 0) ||
+	    !EVP_EncryptUpdate(ctx, want, &len, in, (int)max_size))
+		die("OpenSSL's AES-128-CBC failed");
+	EVP_CIPHER_CTX_free(ctx);
+	encrypt(handle, in, out, max_size);
+	if (memcmp(out, want, max_size))
+		die("%s: wrong ciphertext for %zu bytes", driver, max_size);
+	free(want);
+}
+
+/* A column label: the driver name without the mode, "cbc-aes-X" -> X, "cbc(aes-X)" -> aes-X. */
+static const char *label(const char *driver, char *buf, size_t size)
+{
+	const char *dash = strstr(driver, "-aes-"), *paren = strchr(driver, '(');
+
+	if (dash)
+		snprintf(buf, size, "%s", dash + 5);
+	else if (paren)
+		snprintf(buf, size, "%.*s", (int)strcspn(paren + 1, ")"), paren + 1);
+	else
+		snprintf(buf, size, "%s", driver);
+	return buf;
+}
+
+static void print_figure(double v, int width)
+{
+	printf(v < 10 ? " %*.2f" : v < 100 ? " %*.1f" : " %*.0f", width, v);
+}
+
+/* Rows of sizes, columns of drivers: @figure (median, spread) of one field of struct sample. */
+static void print_table(const char *title, char **drivers, unsigned int ndrivers,
+			struct sample cells[][MAX_DRIVERS][MAX_ROUNDS], const bool *present,
+			double (*figure)(const void *, size_t, size_t), size_t field)
+{
+	unsigned int s, d;
+	int width[MAX_DRIVERS];
+	char buf[64];
+
+	printf("\n%s\n%8s", title, "bytes");
+	for (d = 0; d < ndrivers; d++) {
+		label(drivers[d], buf, sizeof(buf));
+		width[d] = strlen(buf) > 9 ? (int)strlen(buf) : 9;
+		printf(" %*s", width[d], buf);
+	}
+	putchar('\n');
+	for (s = 0; s < nsizes; s++) {
+		printf("%8zu", sizes[s]);
+		for (d = 0; d < ndrivers; d++)
+			if (present[d])
+				print_figure(figure(cells[s][d], sizeof(struct sample), field),
+					     width[d]);
+			else
+				printf(" %*s", width[d], "n/a");
+		putchar('\n');
+	}
+}
+
+static struct sample table_cells[MAX_SIZES][MAX_DRIVERS][MAX_ROUNDS];
+
+static void run_table(char **drivers, unsigned int ndrivers)
+{
+	struct kcapi_handle *handles[MAX_DRIVERS];
+	bool present[MAX_DRIVERS] = { false };
+	uint8_t *in = alloc_buffer(), *out = alloc_buffer();
+	struct usage start, end;
+	unsigned int r, s, i, d;
+	unsigned long ops;
+
+	if (RAND_bytes(in, (int)max_size) != 1)
+		die("RAND_bytes failed");
+	for (d = 0; d < ndrivers; d++) {
+		handles[d] = open_driver(drivers[d]);
+		present[d] = handles[d] != NULL;
+		if (present[d])
+			check_driver(drivers[d], handles[d], in, out);
+		else
+			printf("%s: not available in this kernel\n", drivers[d]);
+	}
+	for (r = 0; r < rounds; r++) {
+		for (s = 0; s < nsizes; s++) {
+			/* each round starts with another driver: no one always runs first */
+			for (i = 0; i < ndrivers; i++) {
+				d = (i + r) % ndrivers;
+				if (!present[d])
+					continue;
+				encrypt(handles[d], in, out, sizes[s]); /* warm up */
+				ops = 0;
+				usage_now(&start);
+				do {
+					encrypt(handles[d], in, out, sizes[s]);
+					ops++;
+				} while (now() - start.wall < cell_seconds);
+				usage_now(&end);
+				table_cells[s][d][r] = sample_of(ops, sizes[s], &start, &end);
+			}
+		}
+	}
+	printf("AES-128-CBC encryption through AF_ALG, one request at a time; median of %u rounds "
+	       "of %.2g s per cell, cells interleaved\n",
+	       rounds, cell_seconds);
+	print_table("operations per second", drivers, ndrivers, table_cells, present, median,
+		    offsetof(struct sample, ops_per_s));
+	print_table("noise: operations per second, the best round over the worst", drivers,
+		    ndrivers, table_cells, present, spread, offsetof(struct sample, ops_per_s));
+	print_table("caller CPU (getrusage user+sys of this process), ns per byte", drivers,
+		    ndrivers, table_cells, present, median,
+		    offsetof(struct sample, caller_ns_per_byte));
+	print_table("caller CPU, % of wall time", drivers, ndrivers, table_cells, present, median,
+		    offsetof(struct sample, caller_pct));
+	print_table("system CPU (all busy time of /proc/stat: the engine and interrupt threads "
+		    "too), % of one CPU",
+		    drivers, ndrivers, table_cells, present, median,
+		    offsetof(struct sample, system_pct));
+	for (d = 0; d < ndrivers; d++)
+		if (present[d])
+			kcapi_cipher_destroy(handles[d]);
+	free(in);
+	free(out);
+}
+
+/* Chain mode: one thread per request in flight, each on its own socket. */
+struct worker {
+	struct kcapi_handle *handle;
+	uint8_t *in;
+	uint8_t *out;
+	size_t len;
+	unsigned long ops;
+	pthread_t tid;
+};
+
+static atomic_bool running;
+static pthread_barrier_t start_line;
+
+static void *worker_main(void *arg)
+{
+	struct worker *w = arg;
+
+	pthread_barrier_wait(&start_line);
+	while (atomic_load_explicit(&running, memory_order_relaxed)) {
+		encrypt(w->handle, w->in, w->out, w->len);
+		w->ops++;
+	}
+	return NULL;
+}
+
+/* The driver's counters a chain cell reports, as differences over the cell. */
+enum { DMA_REQUESTS, DMA_INTERRUPTS, DMA_CHAINS, DMA_CHAINED_REQUESTS, CHAIN_STATS };
+static const char *const chain_stats[CHAIN_STATS] = {
+	[DMA_REQUESTS] = "dma_requests",
+	[DMA_INTERRUPTS] = "dma_interrupts",
+	[DMA_CHAINS] = "dma_chains",
+	[DMA_CHAINED_REQUESTS] = "dma_chained_requests",
+};
+
+struct chain_sample {
+	struct sample speed;
+	double irqs_per_request;
+	double requests_per_pass;
+};
+
+static double ratio(long long a, long long b)
+{
+	return b ? (double)a / b : 0;
+}
+
+static struct chain_sample chain_cell(struct worker *workers, size_t len)
+{
+	long long before[CHAIN_STATS], delta[CHAIN_STATS];
+	struct usage start, end;
+	unsigned long ops = 0;
+	unsigned int i;
+
+	for (i = 0; i < CHAIN_STATS; i++)
+		before[i] = stat_value(chain_stats[i]);
+	atomic_store(&running, true);
+	for (i = 0; i < threads; i++) {
+		workers[i].len = len;
+		workers[i].ops = 0;
+		if (pthread_create(&workers[i].tid, NULL, worker_main, &workers[i]))
+			die("cannot start a thread");
+	}
+	pthread_barrier_wait(&start_line);
+	usage_now(&start);
+	usleep((useconds_t)(cell_seconds * 1e6));
+	atomic_store(&running, false);
+	/* the requests still in flight finish inside the measured time */
+	for (i = 0; i < threads; i++) {
+		pthread_join(workers[i].tid, NULL);
+		ops += workers[i].ops;
+	}
+	usage_now(&end);
+	for (i = 0; i < CHAIN_STATS; i++)
+		delta[i] = stat_value(chain_stats[i]) - before[i];
+	return (struct chain_sample){
+		.speed = sample_of(ops, len, &start, &end),
+		.irqs_per_request = ratio(delta[DMA_INTERRUPTS], delta[DMA_REQUESTS]),
+		.requests_per_pass = ratio(delta[DMA_CHAINED_REQUESTS], delta[DMA_CHAINS]),
+	};
+}
+
+/* The median or spread of one member of a chain cell's rounds. */
+#define CHAIN_FIGURE(figure, c, member) \
+	figure(c, sizeof(*(c)), offsetof(struct chain_sample, member))
+
+static struct chain_sample chain_cells[MAX_SIZES][2][MAX_ROUNDS];
+
+static void run_chain(const char *driver)
+{
+	struct worker workers[MAX_THREADS];
+	long long max_start, max_off = -1;
+	unsigned int r, s, i, on;
+
+	for (i = 0; i < threads; i++) {
+		workers[i].handle = open_driver(driver);
+		if (!workers[i].handle)
+			die("%s: not available in this kernel", driver);
+		workers[i].in = alloc_buffer();
+		workers[i].out = alloc_buffer();
+		if (RAND_bytes(workers[i].in, (int)max_size) != 1)
+			die("RAND_bytes failed");
+	}
+	check_driver(driver, workers[0].handle, workers[0].in, workers[0].out);
+	if (pthread_barrier_init(&start_line, NULL, threads + 1))
+		die("cannot make a barrier");
+	max_start = stat_value("dma_chain_max");
+	/*
+	 * Off first in even rounds, on first in odd ones. dma_chain_max only grows, so it says
+	 * what chaining off does only before the first "on" cell.
+	 */
+	for (r = 0; r < rounds; r++) {
+		for (i = 0; i < 2; i++) {
+			on = (i + r) % 2;
+			set_chain(on);
+			for (s = 0; s < nsizes; s++)
+				chain_cells[s][on][r] = chain_cell(workers, sizes[s]);
+			if (max_off < 0 && !on)
+				max_off = stat_value("dma_chain_max");
+		}
+	}
+	set_chain(true);
+
+	printf("DMA chaining on and off: %s, AES-128-CBC encryption, %u threads each with its own "
+	       "socket; median of %u rounds of %.2g s per cell, cells interleaved\n\n",
+	       driver, threads, rounds, cell_seconds);
+	printf("%8s %5s %8s %6s %7s %9s %9s %8s %8s %8s\n", "bytes", "chain", "ops/s", "noise",
+	       "MB/s", "irqs/req", "reqs/pass", "ns/B", "caller%", "system%");
+	for (s = 0; s < nsizes; s++) {
+		for (on = 2; on-- > 0;) { /* on, then off */
+			const struct chain_sample *c = chain_cells[s][on];
+			double ops = CHAIN_FIGURE(median, c, speed.ops_per_s);
+
+			printf("%8zu %5s %8.0f %6.2f %7.1f %9.2f %9.2f %8.2f %8.0f %8.0f\n",
+			       sizes[s], on ? "on" : "off", ops,
+			       CHAIN_FIGURE(spread, c, speed.ops_per_s), ops * sizes[s] / 1e6,
+			       CHAIN_FIGURE(median, c, irqs_per_request),
+			       CHAIN_FIGURE(median, c, requests_per_pass),
+			       CHAIN_FIGURE(median, c, speed.caller_ns_per_byte),
+			       CHAIN_FIGURE(median, c, speed.caller_pct),
+			       CHAIN_FIGURE(median, c, speed.system_pct));
+		}
+	}
+	printf("dma_chain_max (the most requests one completion pass finished): %lld before, "
+	       "%lld after the first chain-off cells, %lld at the end\n",
+	       max_start, max_off, stat_value("dma_chain_max"));
+	for (i = 0; i < threads; i++) {
+		kcapi_cipher_destroy(workers[i].handle);
+		free(workers[i].in);
+		free(workers[i].out);
+	}
+	pthread_barrier_destroy(&start_line);
+}
+
+static void parse_sizes(char *list)
+{
+	char *item, *end;
+
+	for (nsizes = 0; (item = strsep(&list, ",")); nsizes++) {
+		if (nsizes == MAX_SIZES)
+			die("at most %d sizes", MAX_SIZES);
+		sizes[nsizes] = strtoul(item, &end, 0);
+		if (*end || !sizes[nsizes] || sizes[nsizes] % 16)
+			die("sizes are multiples of 16 bytes, not '%s'", item);
+		if (sizes[nsizes] > max_size)
+			max_size = sizes[nsizes];
+	}
+}
+
+static void usage(void)
+{
+	fputs("usage: aes_speed [-t SECONDS] [-r ROUNDS] [-s SIZE,...] table DRIVER...\n"
+	      "       aes_speed [-t SECONDS] [-r ROUNDS] [-s SIZE,...] [-n THREADS] chain DRIVER\n",
+	      stderr);
+	exit(2);
+}
+
+int main(int argc, char **argv)
+{
+	char default_sizes[] = "16,64,256,1024,8192,65536";
+	int opt;
+
+	parse_sizes(default_sizes);
+	while ((opt = getopt(argc, argv, "t:r:s:n:")) != -1) {
+		switch (opt) {
+		case 't':
+			cell_seconds = atof(optarg);
+			break;
+		case 'r':
+			rounds = atoi(optarg);
+			break;
+		case 's':
+			max_size = 0;
+			parse_sizes(optarg);
+			break;
+		case 'n':
+			threads = atoi(optarg);
+			break;
+		default:
+			usage();
+		}
+	}
+	if (cell_seconds <= 0 || rounds < 1 || rounds > MAX_ROUNDS || threads < 1 ||
+	    threads > MAX_THREADS || optind + 2 > argc)
+		usage();
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (!strcmp(argv[optind], "table") && argc - optind - 1 <= MAX_DRIVERS)
+		run_table(argv + optind + 1, argc - optind - 1);
+	else if (!strcmp(argv[optind], "chain") && optind + 2 == argc)
+		run_chain(argv[optind + 1]);
+	else
+		usage();
+	return 0;
+}
