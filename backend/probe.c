@@ -23,25 +23,12 @@ struct machine_facts {
 	struct hwoff_probe_facts facts;
 };
 
-static int read_af_alg_restrict(void)
-{
-	FILE *f = fopen(HWOFF_AF_ALG_RESTRICT, "r");
-	int value = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%d", &value) != 1)
-		value = -1;
-	fclose(f);
-	return value;
-}
-
 static void read_machine_facts(struct machine_facts *m)
 {
 	if (uname(&m->uts))
 		strcpy(m->uts.release, "unknown");
 	m->facts.kernel_release = m->uts.release;
-	m->facts.af_alg_restrict = read_af_alg_restrict();
+	m->facts.af_alg_restrict = (int)hwoff_read_number(HWOFF_AF_ALG_RESTRICT);
 }
 
 static bool off_cpu_dropped(const char *release)

@@ -1,5 +1,5 @@
 /*
- * text.c - building the backend's reports in caller buffers.
+ * text.c - building the backend's reports in caller buffers; the kernel's one-number files.
  */
 #include <stdarg.h>
 #include <stdio.h>
@@ -20,4 +20,17 @@ void hwoff_appendf(char *buf, size_t size, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(buf + used, size - used, fmt, ap);
 	va_end(ap);
+}
+
+long hwoff_read_number(const char *path)
+{
+	FILE *f = fopen(path, "r");
+	long value = -1;
+
+	if (!f)
+		return -1;
+	if (fscanf(f, "%ld", &value) != 1)
+		value = -1;
+	fclose(f);
+	return value;
 }

@@ -1,5 +1,6 @@
 /*
- * text.h - building the backend's reports (reasons, warnings, statistics) in caller buffers.
+ * text.h - building the backend's reports (reasons, warnings, statistics) in caller buffers, and
+ * reading the kernel's one-number files.
  */
 #ifndef HWOFF_BACKEND_TEXT_H
 #define HWOFF_BACKEND_TEXT_H
@@ -12,5 +13,8 @@
  */
 void hwoff_appendf(char *buf, size_t size, const char *fmt, ...)
 	__attribute__((format(printf, 3, 4)));
+
+/* The number a file such as /proc/sys/net/core/optmem_max holds; -1 when it cannot be read. */
+long hwoff_read_number(const char *path);
 
 #endif

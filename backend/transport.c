@@ -35,20 +35,6 @@ int hwoff_afalg_fail(struct hwoff_afalg *s, int error, const char *what, const c
 	return -error;
 }
 
-/* Per-socket kernel memory (requests, hash state) comes from optmem_max: 20 KiB before 6.8. */
-static long read_optmem_max(void)
-{
-	FILE *f = fopen(OPTMEM_MAX, "r");
-	long value = -1;
-
-	if (!f)
-		return -1;
-	if (fscanf(f, "%ld", &value) != 1)
-		value = -1;
-	fclose(f);
-	return value;
-}
-
 int hwoff_afalg_bind(struct hwoff_afalg *s, const struct hwoff_alg *alg, const char *driver,
 		     const unsigned char *key, size_t key_len)
 {
@@ -89,7 +75,7 @@ int hwoff_afalg_accept(struct hwoff_afalg *s, int from)
 	if (fd < 0) {
 		int error = errno;
 
-		optmem = read_optmem_max();
+		optmem = hwoff_read_number(OPTMEM_MAX); /* 20 KiB before 6.8 */
 		if (error == ENOMEM && optmem > 0)
 			return hwoff_afalg_fail(s, error, "AF_ALG accept",
 						" (the driver's request state exceeds socket "
