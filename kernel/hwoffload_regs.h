@@ -43,7 +43,7 @@
 #define  HWOFF_CAP_AES_CTR		HWOFF_BIT(2)
 #define  HWOFF_CAP_PIO			HWOFF_BIT(8)
 #define  HWOFF_CAP_DMA			HWOFF_BIT(9)
-#define  HWOFF_CAP_HASH			HWOFF_BIT(16)	/* reserved: not implemented yet */
+#define  HWOFF_CAP_HASH			HWOFF_BIT(16)	/* MD5, SHA-1, SHA-224/256/384/512 */
 #define  HWOFF_CAP_FAULT_INJECTION	HWOFF_BIT(31)	/* model-only registers present */
 #define HWOFF_REG_PEER_ID		0x00c	/* engine's ivshmem peer id, for the doorbell */
 #define HWOFF_REG_NUM_VECTORS		0x010
@@ -82,7 +82,7 @@ enum hwoff_err {
 	HWOFF_ERR_BAD_LEN = 3,		/* zero, too long, or not whole blocks for ECB/CBC */
 	HWOFF_ERR_BAD_CTX = 4,		/* unknown mode/unit, bad key length or CTR offset */
 	HWOFF_ERR_NO_CTX = 5,		/* DATA descriptor without LOAD_CTX in its request */
-	HWOFF_ERR_BAD_DESC = 6,		/* unknown descriptor type */
+	HWOFF_ERR_BAD_DESC = 6,		/* unknown descriptor type, or hash DATA with a dst */
 	HWOFF_ERR_DMA_FAULT = 7,	/* bus error (injected) */
 	HWOFF_ERR_FIFO = 8,		/* FIFO overflow/overrun (or injected) */
 	HWOFF_ERR_RING = 9,		/* bad ring base/size, or HEAD more than a ring ahead */
@@ -106,7 +106,7 @@ enum hwoff_err {
 #define HWOFF_CFG_UNIT_SHIFT		28
 #define HWOFF_CFG_UNIT_MASK		0xf0000000
 #define  HWOFF_UNIT_AES			0
-#define  HWOFF_UNIT_HASH		1	/* reserved */
+#define  HWOFF_UNIT_HASH		1	/* hash context: HWOFF_HASH_* below */
 #define HWOFF_CFG(unit, mode, keylen, decrypt)					\
 	((unit) << HWOFF_CFG_UNIT_SHIFT | (keylen) << HWOFF_CFG_KEYLEN_SHIFT |	\
 	 (mode) | ((decrypt) ? HWOFF_CFG_DECRYPT : 0))
@@ -117,6 +117,7 @@ enum hwoff_err {
 #define HWOFF_REG_PIO_RESULT		0x248	/* engine: enum hwoff_err of that request */
 #define HWOFF_REG_FIFO_IN_LEVEL		0x24c	/* driver fills, engine drains to 0 */
 #define HWOFF_REG_FIFO_OUT_LEVEL	0x250	/* engine fills, driver drains to 0 */
+#define HWOFF_REG_PIO_UNIT		0x254	/* driver: HWOFF_UNIT_* the request is for */
 
 /* ---- DMA descriptor ring ---- */
 #define HWOFF_REG_RING_BASE		0x300	/* driver, 64-bit GPA, HWOFF_RING_ALIGN aligned */
@@ -129,9 +130,25 @@ enum hwoff_err {
 #define HWOFF_DMA_ALIGN			16	/* one burst = one AES block */
 #define HWOFF_DMA_MAX_LEN		(1U << 24)
 
-/* ---- hash unit: reserved 0x400..0x5ff (see ENGINE.md "Hash unit") ---- */
+/* ---- hash unit: 0x400..0x5ff, the PIO hash context (see ENGINE.md "Hash unit") ---- */
 #define HWOFF_REG_HASH_BASE		0x400
 #define HWOFF_REG_HASH_END		0x600
+#define HWOFF_REG_HASH_CFG		0x400	/* HWOFF_CFG(HWOFF_UNIT_HASH, alg, 0, 0) | flags */
+#define HWOFF_REG_HASH_LEN_LO		0x408	/* 64-bit: bytes hashed so far, low half */
+#define HWOFF_REG_HASH_LEN_HI		0x410	/* 64-bit: high half (128-bit counter) */
+#define HWOFF_REG_HASH_STATE		0x440	/* 64 bytes: chaining state; digest after FINAL */
+#define HWOFF_REG_HASH_DIGEST		HWOFF_REG_HASH_STATE
+
+#define HWOFF_HASH_MD5			1	/* in the HWOFF_CFG_MODE_MASK field */
+#define HWOFF_HASH_SHA1			2
+#define HWOFF_HASH_SHA224		3
+#define HWOFF_HASH_SHA256		4
+#define HWOFF_HASH_SHA384		5
+#define HWOFF_HASH_SHA512		6
+#define HWOFF_HASH_INIT			HWOFF_BIT(8)	/* start from the standard IV, length 0 */
+#define HWOFF_HASH_FINAL		HWOFF_BIT(9)	/* pad, and leave the digest in the state */
+#define HWOFF_HASH_STATE_SIZE		64
+#define HWOFF_HASH_BLOCK_MAX		128	/* 64 for MD5, SHA-1, SHA-224/256 */
 
 /* ---- counters: engine, 64-bit, never reset (debugging) ---- */
 #define HWOFF_REG_CNT_DOORBELLS		0x600
@@ -157,9 +174,9 @@ enum hwoff_err {
 
 /* ---- descriptor (32 bytes, in guest RAM, ring slot = index & (RING_SIZE - 1)) ---- */
 struct hwoff_desc {
-	__le64 src;		/* DATA: source GPA; LOAD_CTX: GPA of struct hwoff_aes_ctx */
-	__le64 dst;		/* DATA: destination GPA (may equal src) */
-	__le32 len;		/* DATA: bytes; LOAD_CTX: sizeof(struct hwoff_aes_ctx) */
+	__le64 src;		/* DATA: source GPA; LOAD_CTX: GPA of the context record */
+	__le64 dst;		/* DATA: destination GPA (may equal src); 0 for hash */
+	__le32 len;		/* DATA: bytes; LOAD_CTX: sizeof(the record): selects AES or hash */
 	__le32 flags;		/* HWOFF_DESC_* */
 	__le32 status;		/* engine writes HWOFF_DSTAT_DONE | error when finished */
 	__le32 reserved;
@@ -182,6 +199,15 @@ struct hwoff_aes_ctx {
 	__le32 reserved[2];
 	__u8 iv[16];		/* IV / counter; written back at END_OF_REQ */
 	__u8 key[32];
+};
+
+/* ---- per-request hash context record (96 bytes, in guest RAM, 16-byte aligned) ---- */
+struct hwoff_hash_ctx {
+	__le32 cfg;		/* as HWOFF_REG_HASH_CFG; the engine never writes it */
+	__le32 reserved[3];
+	__le64 len_lo;		/* as HWOFF_REG_HASH_LEN_LO/HI; written back at END_OF_REQ */
+	__le64 len_hi;
+	__u8 state[HWOFF_HASH_STATE_SIZE];	/* written back; the digest after FINAL */
 };
 
 #endif /* HWOFFLOAD_REGS_H */

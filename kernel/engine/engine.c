@@ -156,6 +156,7 @@ static void latch_ring(struct hwoff_engine *e)
 static void end_dma_request(struct hwoff_engine *e)
 {
 	hwoff_stream_abort(&e->dma_stream);
+	hwoff_hash_abort(e->dma_hash);
 	OPENSSL_cleanse(&e->dma_ctx, sizeof(e->dma_ctx));
 	memset(&e->req, 0, sizeof(e->req));
 }
@@ -167,12 +168,14 @@ static void engine_reset(struct hwoff_engine *e)
 		HWOFF_REG_STATUS, HWOFF_REG_INT_STATUS, HWOFF_REG_ERR_STATUS,
 		HWOFF_REG_LAST_ERROR, HWOFF_REG_AES_CFG, HWOFF_REG_AES_CTR_OFFSET,
 		HWOFF_REG_PIO_RESULT, HWOFF_REG_FIFO_IN_LEVEL, HWOFF_REG_FIFO_OUT_LEVEL,
-		HWOFF_REG_FAULT_DMA_ERROR, HWOFF_REG_FAULT_STALL, HWOFF_REG_FAULT_LOST_IRQ,
+		HWOFF_REG_PIO_UNIT, HWOFF_REG_FAULT_DMA_ERROR, HWOFF_REG_FAULT_STALL,
+		HWOFF_REG_FAULT_LOST_IRQ,
 		HWOFF_REG_FAULT_FIFO_ERROR,
 	};
 	size_t i;
 
 	hwoff_stream_abort(&e->pio_stream);
+	hwoff_hash_abort(e->pio_hash);
 	end_dma_request(e);
 	e->stalled = false;
 	e->dma_halted = false;
@@ -181,6 +184,8 @@ static void engine_reset(struct hwoff_engine *e)
 	reg_write64(e, HWOFF_REG_LAST_ERROR_ADDR, 0);
 	OPENSSL_cleanse(e->cfg.bar2 + HWOFF_REG_AES_IV, HWOFF_AES_BLOCK);
 	OPENSSL_cleanse(e->cfg.bar2 + HWOFF_REG_AES_KEY, HWOFF_AES_MAX_KEY);
+	OPENSSL_cleanse(e->cfg.bar2 + HWOFF_REG_HASH_BASE,
+			HWOFF_REG_HASH_END - HWOFF_REG_HASH_BASE);
 
 	e->pio_done_seq = reg_read(e, HWOFF_REG_PIO_SEQ);
 	reg_write(e, HWOFF_REG_PIO_DONE_SEQ, e->pio_done_seq);
@@ -213,12 +218,58 @@ static void write_pio_context(struct hwoff_engine *e, const struct hwoff_aes_sta
 	reg_write(e, HWOFF_REG_AES_CTR_OFFSET, st->ctr_offset);
 }
 
-/* FIFO_IN -> AES -> FIFO_OUT; returns the error and sets *@len to the bytes taken. */
-static enum hwoff_err pio_process(struct hwoff_engine *e, uint32_t *len)
+/* FIFO_IN -> AES -> FIFO_OUT. */
+static enum hwoff_err pio_aes(struct hwoff_engine *e, uint32_t len)
 {
 	struct hwoff_aes_state st;
 	enum hwoff_err err;
 
+	read_pio_context(e, &st);
+	err = hwoff_stream_start(&e->pio_stream, &e->cipher, &st);
+	if (err == HWOFF_ERR_NONE) {
+		memcpy(e->bounce, e->cfg.bar2 + HWOFF_FIFO_IN, len);
+		err = hwoff_stream_run(&e->pio_stream, e->bounce, e->bounce, len);
+	}
+	if (err == HWOFF_ERR_NONE) {
+		memcpy(e->cfg.bar2 + HWOFF_FIFO_OUT, e->bounce, len);
+		hwoff_stream_finish(&e->pio_stream, &st);
+		write_pio_context(e, &st);
+		reg_write(e, HWOFF_REG_FIFO_OUT_LEVEL, len);
+	}
+	hwoff_stream_abort(&e->pio_stream);
+	OPENSSL_cleanse(&st, sizeof(st));
+	return err;
+}
+
+/* FIFO_IN -> hash; the state (or digest) and length go back to the hash registers. */
+static enum hwoff_err pio_hash(struct hwoff_engine *e, uint32_t len)
+{
+	struct hwoff_hash_state st;
+	enum hwoff_err err;
+
+	st.cfg = reg_read(e, HWOFF_REG_HASH_CFG);
+	st.len_lo = reg_read64(e, HWOFF_REG_HASH_LEN_LO);
+	st.len_hi = reg_read64(e, HWOFF_REG_HASH_LEN_HI);
+	memcpy(st.state, e->cfg.bar2 + HWOFF_REG_HASH_STATE, sizeof(st.state));
+	err = hwoff_hash_start(e->pio_hash, &st);
+	if (err == HWOFF_ERR_NONE) {
+		memcpy(e->bounce, e->cfg.bar2 + HWOFF_FIFO_IN, len);
+		err = hwoff_hash_run(e->pio_hash, e->bounce, len);
+	}
+	if (err == HWOFF_ERR_NONE) {
+		hwoff_hash_finish(e->pio_hash, &st);
+		memcpy(e->cfg.bar2 + HWOFF_REG_HASH_STATE, st.state, sizeof(st.state));
+		reg_write64(e, HWOFF_REG_HASH_LEN_LO, st.len_lo);
+		reg_write64(e, HWOFF_REG_HASH_LEN_HI, st.len_hi);
+	}
+	hwoff_hash_abort(e->pio_hash);
+	OPENSSL_cleanse(&st, sizeof(st));
+	return err;
+}
+
+/* Run the request in FIFO_IN on the unit PIO_UNIT names; sets *@len to the bytes taken. */
+static enum hwoff_err pio_process(struct hwoff_engine *e, uint32_t *len)
+{
 	*len = reg_read(e, HWOFF_REG_FIFO_IN_LEVEL);
 	if (fault_take(e, HWOFF_REG_FAULT_FIFO_ERROR))
 		return HWOFF_ERR_FIFO;
@@ -226,21 +277,14 @@ static enum hwoff_err pio_process(struct hwoff_engine *e, uint32_t *len)
 	if (*len > HWOFF_FIFO_DEPTH || reg_read(e, HWOFF_REG_FIFO_OUT_LEVEL) != 0)
 		return HWOFF_ERR_FIFO;
 
-	read_pio_context(e, &st);
-	err = hwoff_stream_start(&e->pio_stream, &e->cipher, &st);
-	if (err == HWOFF_ERR_NONE) {
-		memcpy(e->bounce, e->cfg.bar2 + HWOFF_FIFO_IN, *len);
-		err = hwoff_stream_run(&e->pio_stream, e->bounce, e->bounce, *len);
+	switch (reg_read(e, HWOFF_REG_PIO_UNIT)) {
+	case HWOFF_UNIT_AES:
+		return pio_aes(e, *len);
+	case HWOFF_UNIT_HASH:
+		return pio_hash(e, *len);
+	default:
+		return HWOFF_ERR_BAD_CTX;
 	}
-	if (err == HWOFF_ERR_NONE) {
-		memcpy(e->cfg.bar2 + HWOFF_FIFO_OUT, e->bounce, *len);
-		hwoff_stream_finish(&e->pio_stream, &st);
-		write_pio_context(e, &st);
-		reg_write(e, HWOFF_REG_FIFO_OUT_LEVEL, *len);
-	}
-	hwoff_stream_abort(&e->pio_stream);
-	OPENSSL_cleanse(&st, sizeof(st));
-	return err;
 }
 
 static void pio_doorbell(struct hwoff_engine *e)
@@ -278,18 +322,44 @@ static void pio_doorbell(struct hwoff_engine *e)
 
 /* ---- DMA ---- */
 
+static enum hwoff_err dma_load_hash_ctx(struct hwoff_engine *e, uint64_t addr)
+{
+	struct hwoff_hash_ctx rec;
+	struct hwoff_hash_state st;
+	enum hwoff_err err;
+
+	memcpy(&rec, e->cfg.ram + addr, sizeof(rec));
+	st.cfg = le32toh(rec.cfg);
+	st.len_lo = le64toh(rec.len_lo);
+	st.len_hi = le64toh(rec.len_hi);
+	memcpy(st.state, rec.state, sizeof(st.state));
+	err = hwoff_hash_start(e->dma_hash, &st);
+	OPENSSL_cleanse(&rec, sizeof(rec));
+	OPENSSL_cleanse(&st, sizeof(st));
+	if (err != HWOFF_ERR_NONE)
+		return err;
+	e->req.ctx_loaded = true;
+	e->req.hash = true;
+	e->req.ctx_addr = addr;
+	return HWOFF_ERR_NONE;
+}
+
+/* The record's length says which unit it is for: struct hwoff_aes_ctx or hwoff_hash_ctx. */
 static enum hwoff_err dma_load_ctx(struct hwoff_engine *e, const struct hwoff_desc *d)
 {
 	uint64_t addr = le64toh(d->src);
+	uint32_t len = le32toh(d->len);
 	struct hwoff_aes_ctx rec;
 	enum hwoff_err err;
 
-	if (le32toh(d->len) != sizeof(rec))
+	if (len != sizeof(rec) && len != sizeof(struct hwoff_hash_ctx))
 		return HWOFF_ERR_BAD_LEN;
 	if (!dma_aligned(addr))
 		return HWOFF_ERR_MISALIGNED;
-	if (!ram_range_ok(e, addr, sizeof(rec)))
+	if (!ram_range_ok(e, addr, len))
 		return HWOFF_ERR_BAD_ADDR;
+	if (len == sizeof(struct hwoff_hash_ctx))
+		return dma_load_hash_ctx(e, addr);
 
 	memcpy(&rec, e->cfg.ram + addr, sizeof(rec));
 	e->dma_ctx.cfg = le32toh(rec.cfg);
@@ -303,6 +373,7 @@ static enum hwoff_err dma_load_ctx(struct hwoff_engine *e, const struct hwoff_de
 	if (err != HWOFF_ERR_NONE)
 		return err;
 	e->req.ctx_loaded = true;
+	e->req.hash = false;
 	e->req.ctx_addr = addr;
 	return HWOFF_ERR_NONE;
 }
@@ -317,21 +388,29 @@ static enum hwoff_err dma_data(struct hwoff_engine *e, const struct hwoff_desc *
 		return HWOFF_ERR_NO_CTX;
 	if (len == 0 || len > HWOFF_DMA_MAX_LEN)
 		return HWOFF_ERR_BAD_LEN;
-	if (!dma_aligned(src) || !dma_aligned(dst) || !dma_aligned(len))
+	if (e->req.hash && dst != 0)
+		return HWOFF_ERR_BAD_DESC;	/* the hash has no output stream */
+	/* the hash's last data may end in a partial block: hwoff_hash_run() checks lengths */
+	if (!dma_aligned(src) || !dma_aligned(dst) || (!e->req.hash && !dma_aligned(len)))
 		return HWOFF_ERR_MISALIGNED;
 	if (!ram_range_ok(e, src, len))
 		return HWOFF_ERR_BAD_ADDR;
-	if (!ram_range_ok(e, dst, len))
+	if (!e->req.hash && !ram_range_ok(e, dst, len))
 		return HWOFF_ERR_BAD_ADDR;
 
 	/* burst by burst through the engine's internal buffer, like the hardware */
 	for (done = 0; done < len; done += n) {
 		n = len - done < sizeof(e->bounce) ? len - done : sizeof(e->bounce);
 		memcpy(e->bounce, e->cfg.ram + src + done, n);
-		err = hwoff_stream_run(&e->dma_stream, e->bounce, e->bounce, n);
+		if (e->req.hash) {
+			err = hwoff_hash_run(e->dma_hash, e->bounce, n);
+		} else {
+			err = hwoff_stream_run(&e->dma_stream, e->bounce, e->bounce, n);
+			if (err == HWOFF_ERR_NONE)
+				memcpy(e->cfg.ram + dst + done, e->bounce, n);
+		}
 		if (err != HWOFF_ERR_NONE)
 			return err;
-		memcpy(e->cfg.ram + dst + done, e->bounce, n);
 	}
 	e->req.bytes += len;
 	return HWOFF_ERR_NONE;
@@ -370,12 +449,27 @@ static enum hwoff_err dma_desc(struct hwoff_engine *e, const struct hwoff_desc *
 	}
 }
 
-/* END_OF_REQ: write the output IV back to the context record, charge the request's time. */
+/* END_OF_REQ for a hash request: the state (or digest) and length back into the record. */
+static void dma_finish_hash(struct hwoff_engine *e)
+{
+	struct hwoff_hash_ctx *rec = (struct hwoff_hash_ctx *)(e->cfg.ram + e->req.ctx_addr);
+	struct hwoff_hash_state st;
+
+	hwoff_hash_finish(e->dma_hash, &st);
+	memcpy(rec->state, st.state, sizeof(rec->state));
+	rec->len_lo = htole64(st.len_lo);
+	rec->len_hi = htole64(st.len_hi);
+	OPENSSL_cleanse(&st, sizeof(st));
+}
+
+/* END_OF_REQ: write the output IV (or hash state) back to the record, charge the time. */
 static void dma_finish_request(struct hwoff_engine *e)
 {
 	struct hwoff_aes_ctx *rec;
 
-	if (!e->req.failed && e->req.ctx_loaded) {
+	if (!e->req.failed && e->req.ctx_loaded && e->req.hash) {
+		dma_finish_hash(e);
+	} else if (!e->req.failed && e->req.ctx_loaded) {
 		hwoff_stream_finish(&e->dma_stream, &e->dma_ctx);
 		rec = (struct hwoff_aes_ctx *)(e->cfg.ram + e->req.ctx_addr);
 		memcpy(rec->iv, e->dma_ctx.iv, sizeof(rec->iv));
@@ -482,7 +576,7 @@ static void write_identification(struct hwoff_engine *e)
 	reg_write(e, HWOFF_REG_ID, HWOFF_ID_MAGIC);
 	reg_write(e, HWOFF_REG_VERSION, HWOFF_VERSION);
 	reg_write(e, HWOFF_REG_CAPS, HWOFF_CAP_AES_ECB | HWOFF_CAP_AES_CBC | HWOFF_CAP_AES_CTR |
-		  HWOFF_CAP_PIO | HWOFF_CAP_DMA | HWOFF_CAP_FAULT_INJECTION);
+		  HWOFF_CAP_PIO | HWOFF_CAP_DMA | HWOFF_CAP_HASH | HWOFF_CAP_FAULT_INJECTION);
 	reg_write(e, HWOFF_REG_PEER_ID, HWOFF_ENGINE_PEER_ID);
 	reg_write(e, HWOFF_REG_NUM_VECTORS, e->cfg.vectors);
 	reg_write(e, HWOFF_REG_FIFO_DEPTH, HWOFF_FIFO_DEPTH);
@@ -505,7 +599,10 @@ int hwoff_engine_init(struct hwoff_engine *e, const struct hwoff_engine_config *
 		return -1;
 	if (hwoff_cipher_init(&e->cipher))
 		return -1;
-	if (hwoff_stream_init(&e->pio_stream) || hwoff_stream_init(&e->dma_stream)) {
+	e->pio_hash = hwoff_hash_stream_new();
+	e->dma_hash = hwoff_hash_stream_new();
+	if (hwoff_stream_init(&e->pio_stream) || hwoff_stream_init(&e->dma_stream) ||
+	    !e->pio_hash || !e->dma_hash) {
 		hwoff_engine_fini(e);
 		return -1;
 	}
@@ -519,6 +616,10 @@ void hwoff_engine_fini(struct hwoff_engine *e)
 {
 	hwoff_stream_fini(&e->pio_stream);
 	hwoff_stream_fini(&e->dma_stream);
+	hwoff_hash_stream_free(e->pio_hash);
+	hwoff_hash_stream_free(e->dma_hash);
+	e->pio_hash = NULL;
+	e->dma_hash = NULL;
 	hwoff_cipher_fini(&e->cipher);
 	OPENSSL_cleanse(&e->dma_ctx, sizeof(e->dma_ctx));
 }

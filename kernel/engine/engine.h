@@ -12,6 +12,7 @@
 #include <stdint.h>
 
 #include "cipher.h"
+#include "hash.h"
 #include "timing.h"
 
 #define HWOFF_ENGINE_PEER_ID	1	/* QEMU is peer 0 */
@@ -33,6 +34,7 @@ struct hwoff_dma_request {
 	bool inject_fault;		/* FAULT_DMA_ERROR chose this request */
 	bool failed;
 	bool ctx_loaded;
+	bool hash;			/* the loaded context is a hash context */
 	uint64_t ctx_addr;		/* where to write the context back */
 	uint64_t start_ns;
 	uint64_t bytes;
@@ -44,6 +46,8 @@ struct hwoff_engine {
 	struct hwoff_stream pio_stream;
 	struct hwoff_stream dma_stream;
 	struct hwoff_aes_state dma_ctx;
+	struct hwoff_hash_stream *pio_hash;
+	struct hwoff_hash_stream *dma_hash;
 	struct hwoff_dma_request req;
 	uint64_t ring_base;		/* latched at reset */
 	uint32_t ring_size;
@@ -55,7 +59,7 @@ struct hwoff_engine {
 	uint8_t bounce[HWOFF_FIFO_DEPTH];
 };
 
-/* Returns 0, or -1 if OpenSSL could not provide AES or the configuration is unusable. */
+/* Returns 0, or -1 if OpenSSL could not provide AES, or on no memory or a bad configuration. */
 int hwoff_engine_init(struct hwoff_engine *e, const struct hwoff_engine_config *cfg);
 void hwoff_engine_fini(struct hwoff_engine *e);
 

@@ -298,6 +298,7 @@ static void reference_crypt(const struct aes_params *p, const uint8_t *in, uint8
 
 static void pio_load_context(const struct aes_params *p)
 {
+	wr32(HWOFF_REG_PIO_UNIT, HWOFF_UNIT_AES);
 	wr32(HWOFF_REG_AES_CFG, cfg_word(p));
 	wr32(HWOFF_REG_AES_CTR_OFFSET, p->ctr_offset);
 	memcpy(t.bar2 + HWOFF_REG_AES_KEY, p->key, sizeof(p->key));
@@ -439,7 +440,7 @@ START_TEST(test_identification)
 	ck_assert_uint_eq(rd32(HWOFF_REG_ID), HWOFF_ID_MAGIC);
 	ck_assert_uint_eq(rd32(HWOFF_REG_VERSION), HWOFF_VERSION);
 	ck_assert(rd32(HWOFF_REG_CAPS) & HWOFF_CAP_DMA);
-	ck_assert(!(rd32(HWOFF_REG_CAPS) & HWOFF_CAP_HASH));
+	ck_assert(rd32(HWOFF_REG_CAPS) & HWOFF_CAP_HASH);
 	ck_assert_uint_eq(rd32(HWOFF_REG_PEER_ID), HWOFF_ENGINE_PEER_ID);
 	ck_assert_uint_eq(rd32(HWOFF_REG_NUM_VECTORS), VECTORS);
 	ck_assert_uint_eq(rd32(HWOFF_REG_FIFO_DEPTH), HWOFF_FIFO_DEPTH);
@@ -1141,6 +1142,410 @@ START_TEST(test_counters)
 }
 END_TEST
 
+/* ======== hash unit ======== */
+
+static const struct {
+	uint32_t alg;
+	const char *name;	/* OpenSSL's, for the reference */
+	uint32_t block;
+} hash_algs[] = {
+	{ HWOFF_HASH_MD5, "MD5", 64 },
+	{ HWOFF_HASH_SHA1, "SHA1", 64 },
+	{ HWOFF_HASH_SHA224, "SHA224", 64 },
+	{ HWOFF_HASH_SHA256, "SHA256", 64 },
+	{ HWOFF_HASH_SHA384, "SHA384", 128 },
+	{ HWOFF_HASH_SHA512, "SHA512", 128 },
+};
+
+#define NUM_HASH_ALGS	(sizeof(hash_algs) / sizeof(hash_algs[0]))
+
+enum hash_path { PATH_PIO, PATH_DMA, PATH_ALTERNATE };
+
+/*
+ * The driver keeps each stream's context in the record layout whichever path it uses:
+ * PIO loads it into the hash registers and saves it back after the request.
+ */
+static void hash_ctx_init(struct hwoff_hash_ctx *ctx, size_t a)
+{
+	memset(ctx, 0, sizeof(*ctx));
+	ctx->cfg = htole32(HWOFF_CFG(HWOFF_UNIT_HASH, hash_algs[a].alg, 0, 0) | HWOFF_HASH_INIT);
+}
+
+static void hash_ctx_flags(struct hwoff_hash_ctx *ctx, uint32_t clear, uint32_t set)
+{
+	ctx->cfg = htole32((le32toh(ctx->cfg) & ~clear) | set);
+}
+
+/* One PIO hash request: restore @ctx, run @in, save it back on success; returns the result. */
+static uint32_t pio_hash(struct hwoff_hash_ctx *ctx, const uint8_t *in, uint32_t len)
+{
+	uint32_t result;
+
+	wr32(HWOFF_REG_PIO_UNIT, HWOFF_UNIT_HASH);
+	wr32(HWOFF_REG_HASH_CFG, le32toh(ctx->cfg));
+	wr64(HWOFF_REG_HASH_LEN_LO, le64toh(ctx->len_lo));
+	wr64(HWOFF_REG_HASH_LEN_HI, le64toh(ctx->len_hi));
+	memcpy(t.bar2 + HWOFF_REG_HASH_STATE, ctx->state, sizeof(ctx->state));
+	pio_post(in, len);
+	wait_reg(HWOFF_REG_PIO_DONE_SEQ, ~0U, t.pio_seq);
+	result = rd32(HWOFF_REG_PIO_RESULT);
+	ck_assert_uint_eq(rd32(HWOFF_REG_FIFO_IN_LEVEL), 0);
+	ck_assert_uint_eq(rd32(HWOFF_REG_FIFO_OUT_LEVEL), 0);	/* a hash has no output */
+	if (result == HWOFF_ERR_NONE) {
+		ctx->len_lo = htole64(rd64(HWOFF_REG_HASH_LEN_LO));
+		ctx->len_hi = htole64(rd64(HWOFF_REG_HASH_LEN_HI));
+		memcpy(ctx->state, t.bar2 + HWOFF_REG_HASH_STATE, sizeof(ctx->state));
+	}
+	return result;
+}
+
+/*
+ * One DMA hash request: LOAD_CTX of a copy of @ctx, then @in as two DATA descriptors (whole
+ * blocks, then the rest); copies the record back. Returns the first descriptor error.
+ */
+static uint32_t dma_hash(struct hwoff_hash_ctx *ctx, const uint8_t *in, uint32_t len)
+{
+	uint64_t rec = ram_alloc(sizeof(*ctx)), src = ram_alloc(len);
+	uint32_t whole = len / 2 - len / 2 % HWOFF_HASH_BLOCK_MAX, first, i, status, err = 0;
+
+	memcpy(t.ram + rec, ctx, sizeof(*ctx));
+	memcpy(t.ram + src, in, len);
+	first = push_desc(rec, 0, sizeof(*ctx),
+			  HWOFF_DESC_LOAD_CTX | (len == 0 ? HWOFF_DESC_END_OF_REQ : 0));
+	if (whole)
+		push_desc(src, 0, whole,
+			  HWOFF_DESC_DATA | (whole == len ? HWOFF_DESC_END_OF_REQ : 0));
+	if (len > whole)
+		push_desc(src + whole, 0, len - whole, HWOFF_DESC_DATA | HWOFF_DESC_END_OF_REQ);
+	publish_and_wait();
+	for (i = first; i != t.head; i++) {
+		status = desc_status(i);
+		ck_assert(status & HWOFF_DSTAT_DONE);
+		if (!err)
+			err = status & HWOFF_DSTAT_ERR_MASK;
+	}
+	memcpy(ctx, t.ram + rec, sizeof(*ctx));
+	w1c(HWOFF_REG_INT_STATUS, HWOFF_INT_DMA_DONE | HWOFF_INT_DMA_ERROR);
+	return err;
+}
+
+static uint32_t hash_request(struct hwoff_hash_ctx *ctx, const uint8_t *in, uint32_t len,
+			     bool dma)
+{
+	return dma ? dma_hash(ctx, in, len) : pio_hash(ctx, in, len);
+}
+
+static bool path_is_dma(enum hash_path path, size_t request)
+{
+	return path == PATH_DMA || (path == PATH_ALTERNATE && request % 2);
+}
+
+/* Hash @msg in requests of @chunk bytes (whole blocks) and a FINAL rest, on @path. */
+static void hash_message(struct hwoff_hash_ctx *ctx, size_t a, const uint8_t *msg, size_t len,
+			 size_t chunk, enum hash_path path)
+{
+	size_t done = 0, k = 0;
+
+	hash_ctx_init(ctx, a);
+	for (; len - done > chunk; done += chunk, k++) {
+		ck_assert_uint_eq(hash_request(ctx, msg + done, chunk, path_is_dma(path, k)),
+				  HWOFF_ERR_NONE);
+		ck_assert_uint_eq(le64toh(ctx->len_lo), done + chunk);
+		hash_ctx_flags(ctx, HWOFF_HASH_INIT, 0);
+	}
+	hash_ctx_flags(ctx, 0, HWOFF_HASH_FINAL);
+	ck_assert_uint_eq(hash_request(ctx, msg + done, len - done, path_is_dma(path, k)),
+			  HWOFF_ERR_NONE);
+}
+
+/* The record holds the digest of @msg, zeros after it, and the total length. */
+static void check_digest(const struct hwoff_hash_ctx *ctx, size_t a, const uint8_t *msg,
+			 size_t len)
+{
+	static const uint8_t zero[HWOFF_HASH_STATE_SIZE];
+	uint8_t md[EVP_MAX_MD_SIZE];
+	unsigned int md_len;
+
+	ck_assert_int_eq(EVP_Digest(msg, len, md, &md_len, EVP_get_digestbyname(hash_algs[a].name),
+				    NULL), 1);
+	ck_assert_msg(memcmp(ctx->state, md, md_len) == 0, "%s digest of %zu bytes differs",
+		      hash_algs[a].name, len);
+	ck_assert_mem_eq(ctx->state + md_len, zero, sizeof(ctx->state) - md_len);
+	ck_assert_uint_eq(le64toh(ctx->len_lo), len);
+	ck_assert_uint_eq(le64toh(ctx->len_hi), 0);
+}
+
+/* Every algorithm by PIO and by DMA, one request; then a long message over both paths. */
+START_TEST(test_hash_algorithms)
+{
+	static uint8_t msg[20000];
+	struct hwoff_hash_ctx ctx;
+	size_t a, len, chunk;
+	int path;
+
+	random_bytes(msg, sizeof(msg));
+	for (a = 0; a < NUM_HASH_ALGS; a++) {
+		for (path = PATH_PIO; path <= PATH_DMA; path++) {
+			len = random_below(3 * 1024 + 1);
+			hash_message(&ctx, a, msg, len, HWOFF_FIFO_DEPTH, path);
+			check_digest(&ctx, a, msg, len);
+		}
+		/* the state saved from one path resumes on the other */
+		len = 5000 + random_below(sizeof(msg) - 5000 + 1);
+		chunk = hash_algs[a].block;
+		chunk *= 1 + random_below(HWOFF_FIFO_DEPTH / chunk);
+		hash_message(&ctx, a, msg, len, chunk, PATH_ALTERNATE);
+		check_digest(&ctx, a, msg, len);
+	}
+}
+END_TEST
+
+/* The engine pads the final block at every length around the block boundary. */
+START_TEST(test_hash_padding_boundaries)
+{
+	static const uint32_t lens[] = { 0, 1, 55, 56, 57, 63, 64, 65, 111, 112, 113, 119, 120,
+					 127, 128, 129, 191, 192, 255, 256 };
+	uint8_t msg[256];
+	struct hwoff_hash_ctx ctx;
+	size_t a, i;
+	int path;
+
+	random_bytes(msg, sizeof(msg));
+	for (a = 0; a < NUM_HASH_ALGS; a++) {
+		for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
+			for (path = PATH_PIO; path <= PATH_ALTERNATE; path++) {
+				hash_message(&ctx, a, msg, lens[i], HWOFF_FIFO_DEPTH, path);
+				check_digest(&ctx, a, msg, lens[i]);
+				/* block by block: the restored length counter feeds the padding */
+				hash_message(&ctx, a, msg, lens[i], hash_algs[a].block, path);
+				check_digest(&ctx, a, msg, lens[i]);
+			}
+		}
+	}
+}
+END_TEST
+
+struct hash_stream {
+	struct hwoff_hash_ctx ctx;
+	size_t alg;
+	uint8_t msg[6000];
+	size_t len, done;
+};
+
+/* One request of a random number of blocks (FINAL when the rest fits), on a random path. */
+static void hash_stream_step(struct hash_stream *s)
+{
+	size_t chunk = hash_algs[s->alg].block * (1 + random_below(8));
+
+	if (s->len - s->done <= chunk) {
+		chunk = s->len - s->done;
+		hash_ctx_flags(&s->ctx, 0, HWOFF_HASH_FINAL);
+	}
+	ck_assert_uint_eq(hash_request(&s->ctx, s->msg + s->done, chunk, random_below(2)),
+			  HWOFF_ERR_NONE);
+	hash_ctx_flags(&s->ctx, HWOFF_HASH_INIT, 0);
+	s->done += chunk;
+}
+
+/* Two streams share the engine, their contexts saved and restored around every request. */
+START_TEST(test_hash_streams_interleaved)
+{
+	static struct hash_stream s[2];
+	size_t a, i;
+
+	for (a = 0; a < NUM_HASH_ALGS; a++) {
+		for (i = 0; i < 2; i++) {
+			s[i].alg = (a + 3 * i) % NUM_HASH_ALGS;	/* mixes the block sizes */
+			s[i].len = 1000 + random_below(sizeof(s[i].msg) - 1000 + 1);
+			s[i].done = 0;
+			random_bytes(s[i].msg, s[i].len);
+			hash_ctx_init(&s[i].ctx, s[i].alg);
+		}
+		while (!(le32toh(s[0].ctx.cfg) & HWOFF_HASH_FINAL) ||
+		       !(le32toh(s[1].ctx.cfg) & HWOFF_HASH_FINAL)) {
+			i = random_below(2);
+			if (!(le32toh(s[i].ctx.cfg) & HWOFF_HASH_FINAL))
+				hash_stream_step(&s[i]);
+		}
+		for (i = 0; i < 2; i++)
+			check_digest(&s[i].ctx, s[i].alg, s[i].msg, s[i].len);
+	}
+}
+END_TEST
+
+START_TEST(test_hash_pio_errors)
+{
+	static const uint8_t zero[HWOFF_HASH_STATE_SIZE];
+	struct hwoff_hash_ctx ctx;
+	uint8_t msg[200];
+
+	random_bytes(msg, sizeof(msg));
+	hash_ctx_init(&ctx, 3);
+	ck_assert_uint_eq(pio_hash(&ctx, msg, 100), HWOFF_ERR_BAD_LEN);	/* not whole blocks */
+	check_pio_error(HWOFF_ERR_BAD_LEN);
+	ck_assert_uint_eq(rd64(HWOFF_REG_HASH_LEN_LO), 0);	/* nothing written back */
+	ck_assert_mem_eq(t.bar2 + HWOFF_REG_HASH_STATE, zero, sizeof(zero));
+	ck_assert_uint_eq(pio_hash(&ctx, msg, 0), HWOFF_ERR_BAD_LEN);	/* empty, not final */
+	check_pio_error(HWOFF_ERR_BAD_LEN);
+
+	ctx.cfg = htole32(HWOFF_CFG(HWOFF_UNIT_HASH, 7, 0, 0) | HWOFF_HASH_INIT);
+	ck_assert_uint_eq(pio_hash(&ctx, msg, 64), HWOFF_ERR_BAD_CTX);
+	check_pio_error(HWOFF_ERR_BAD_CTX);
+	ctx.cfg = htole32(HWOFF_CFG(HWOFF_UNIT_HASH, HWOFF_HASH_SHA1, 16, 0) | HWOFF_HASH_INIT);
+	ck_assert_uint_eq(pio_hash(&ctx, msg, 64), HWOFF_ERR_BAD_CTX);	/* a key length */
+	check_pio_error(HWOFF_ERR_BAD_CTX);
+	ctx.cfg = htole32(HWOFF_CFG(HWOFF_UNIT_AES, HWOFF_HASH_SHA1, 0, 0) | HWOFF_HASH_INIT);
+	ck_assert_uint_eq(pio_hash(&ctx, msg, 64), HWOFF_ERR_BAD_CTX);
+	check_pio_error(HWOFF_ERR_BAD_CTX);
+	hash_ctx_init(&ctx, 0);
+	hash_ctx_flags(&ctx, HWOFF_HASH_INIT, 0);
+	ctx.len_lo = htole64(100);	/* a saved state is always at a block boundary */
+	ck_assert_uint_eq(pio_hash(&ctx, msg, 64), HWOFF_ERR_BAD_CTX);
+	check_pio_error(HWOFF_ERR_BAD_CTX);
+	wr32(HWOFF_REG_PIO_UNIT, 2);
+	pio_post(msg, 64);
+	wait_reg(HWOFF_REG_PIO_DONE_SEQ, ~0U, t.pio_seq);
+	check_pio_error(HWOFF_ERR_BAD_CTX);
+
+	hash_message(&ctx, 5, msg, sizeof(msg), 128, PATH_PIO);
+	check_digest(&ctx, 5, msg, sizeof(msg));
+}
+END_TEST
+
+/* Hash DMA errors fail their request only, and leave its record untouched. */
+START_TEST(test_hash_dma_errors)
+{
+	struct hwoff_hash_ctx ctx, saved;
+	uint64_t rec, src;
+	uint32_t d[2];
+	uint8_t msg[256];
+
+	random_bytes(msg, sizeof(msg));
+	hash_ctx_init(&ctx, 3);
+	saved = ctx;
+	ck_assert_uint_eq(dma_hash(&ctx, msg, 100), HWOFF_ERR_BAD_LEN);	/* not final */
+	ck_assert_mem_eq(&ctx, &saved, sizeof(ctx));
+
+	rec = ram_alloc(sizeof(ctx));
+	src = ram_alloc_random(256);
+	memcpy(t.ram + rec, &ctx, sizeof(ctx));
+	push_desc(rec, 0, sizeof(ctx), HWOFF_DESC_LOAD_CTX);
+	d[0] = push_desc(src, src, 64, HWOFF_DESC_DATA | HWOFF_DESC_END_OF_REQ);
+	publish_and_wait();
+	ck_assert_uint_eq(desc_status(d[0]), HWOFF_DSTAT_DONE | HWOFF_ERR_BAD_DESC);
+
+	push_desc(rec, 0, sizeof(ctx), HWOFF_DESC_LOAD_CTX);
+	d[0] = push_desc(src + 8, 0, 64, HWOFF_DESC_DATA | HWOFF_DESC_END_OF_REQ);
+	publish_and_wait();
+	ck_assert_uint_eq(desc_status(d[0]), HWOFF_DSTAT_DONE | HWOFF_ERR_MISALIGNED);
+
+	/* in a FINAL request only the last data may end in a partial block */
+	hash_ctx_flags((struct hwoff_hash_ctx *)(t.ram + rec), 0, HWOFF_HASH_FINAL);
+	push_desc(rec, 0, sizeof(ctx), HWOFF_DESC_LOAD_CTX);
+	d[0] = push_desc(src, 0, 100, HWOFF_DESC_DATA);
+	d[1] = push_desc(src + 112, 0, 64, HWOFF_DESC_DATA | HWOFF_DESC_END_OF_REQ);
+	publish_and_wait();
+	ck_assert_uint_eq(desc_status(d[0]), HWOFF_DSTAT_DONE);
+	ck_assert_uint_eq(desc_status(d[1]), HWOFF_DSTAT_DONE | HWOFF_ERR_BAD_LEN);
+
+	d[0] = push_desc(rec, 0, 80, HWOFF_DESC_LOAD_CTX | HWOFF_DESC_END_OF_REQ);
+	publish_and_wait();
+	ck_assert_uint_eq(desc_status(d[0]), HWOFF_DSTAT_DONE | HWOFF_ERR_BAD_LEN);
+	/* the length picks the record type, and the cfg must match it */
+	d[0] = push_desc(rec, 0, sizeof(struct hwoff_aes_ctx),
+			 HWOFF_DESC_LOAD_CTX | HWOFF_DESC_END_OF_REQ);
+	publish_and_wait();
+	ck_assert_uint_eq(desc_status(d[0]), HWOFF_DSTAT_DONE | HWOFF_ERR_BAD_CTX);
+	ck_assert_mem_eq(t.ram + rec + 16, &saved.len_lo, sizeof(ctx) - 16);	/* untouched */
+
+	hash_message(&ctx, 1, msg, sizeof(msg), 64, PATH_DMA);
+	check_digest(&ctx, 1, msg, sizeof(msg));
+}
+END_TEST
+
+/* A good SHA-256 request on each path (after a reset). */
+static void hash_requests_succeed(void)
+{
+	struct hwoff_hash_ctx ctx;
+	uint8_t msg[300];
+
+	random_bytes(msg, sizeof(msg));
+	hash_message(&ctx, 3, msg, sizeof(msg), 64, PATH_PIO);
+	check_digest(&ctx, 3, msg, sizeof(msg));
+	hash_message(&ctx, 3, msg, sizeof(msg), 64, PATH_DMA);
+	check_digest(&ctx, 3, msg, sizeof(msg));
+}
+
+/* The AES faults apply to hash requests; each shows, and a reset recovers. */
+START_TEST(test_hash_faults)
+{
+	static const uint8_t zero[HWOFF_REG_HASH_END - HWOFF_REG_HASH_BASE];
+	struct hwoff_hash_ctx ctx, saved;
+	uint8_t msg[256];	/* the same 128 bytes twice */
+	uint64_t rec, src;
+	uint32_t load;
+
+	random_bytes(msg, 128);
+	memcpy(msg + 128, msg, 128);
+	hash_ctx_init(&ctx, 4);
+	ck_assert_uint_eq(pio_hash(&ctx, msg, 128), HWOFF_ERR_NONE);
+	hash_ctx_flags(&ctx, HWOFF_HASH_INIT, 0);
+	saved = ctx;
+	wr32(HWOFF_REG_FAULT_FIFO_ERROR, 1);
+	ck_assert_uint_eq(pio_hash(&ctx, msg, 128), HWOFF_ERR_FIFO);
+	check_pio_error(HWOFF_ERR_FIFO);
+	ck_assert_mem_eq(t.bar2 + HWOFF_REG_HASH_STATE, saved.state, sizeof(saved.state));
+	ck_assert_uint_eq(rd64(HWOFF_REG_HASH_LEN_LO), 128);
+	engine_reset();
+	ck_assert_mem_eq(t.bar2 + HWOFF_REG_HASH_BASE, zero, sizeof(zero));	/* wiped */
+	ck_assert_uint_eq(rd32(HWOFF_REG_PIO_UNIT), HWOFF_UNIT_AES);
+	hash_requests_succeed();
+
+	wr32(HWOFF_REG_FAULT_DMA_ERROR, 1);
+	load = t.head;
+	ck_assert_uint_eq(dma_hash(&ctx, msg, 128), HWOFF_ERR_DMA_FAULT);
+	ck_assert_uint_eq(desc_status(load + 1), HWOFF_DSTAT_DONE | HWOFF_ERR_ABORTED);
+	ck_assert_mem_eq(&ctx, &saved, sizeof(ctx));	/* no write-back */
+	engine_reset();
+	hash_requests_succeed();
+
+	wr32(HWOFF_REG_FAULT_STALL, 1);
+	pio_post(msg, 64);
+	wait_reg(HWOFF_REG_FAULT_STALL, ~0U, 0);
+	ck_assert(rd32(HWOFF_REG_STATUS) & HWOFF_STATUS_PIO_BUSY);
+	engine_reset();
+	hash_requests_succeed();
+
+	wr32(HWOFF_REG_FAULT_STALL, 1);
+	rec = ram_alloc(sizeof(ctx));
+	src = ram_alloc(128);
+	memcpy(t.ram + rec, &saved, sizeof(saved));
+	memcpy(t.ram + src, msg, 128);
+	push_desc(rec, 0, sizeof(ctx), HWOFF_DESC_LOAD_CTX);
+	push_desc(src, 0, 128, HWOFF_DESC_DATA | HWOFF_DESC_END_OF_REQ);
+	publish();
+	wait_reg(HWOFF_REG_FAULT_STALL, ~0U, 0);
+	ck_assert(rd32(HWOFF_REG_STATUS) & HWOFF_STATUS_DMA_BUSY);
+	ck_assert_uint_eq(rd32(HWOFF_REG_RING_CUR), t.head - 2);
+	engine_reset();
+	ck_assert_mem_eq(t.ram + rec, &saved, sizeof(saved));
+	hash_requests_succeed();
+
+	/* a lost interrupt: the digest is in the record and INT_STATUS says so */
+	w1c(HWOFF_REG_INT_STATUS, HWOFF_INT_PIO_DONE);
+	wr32(HWOFF_REG_FAULT_LOST_IRQ, 1);
+	hash_ctx_flags((struct hwoff_hash_ctx *)(t.ram + rec), 0, HWOFF_HASH_FINAL);
+	push_desc(rec, 0, sizeof(ctx), HWOFF_DESC_LOAD_CTX);
+	push_desc(src, 0, 128, HWOFF_DESC_DATA | HWOFF_DESC_END_OF_REQ);
+	publish();
+	wait_reg64(HWOFF_REG_CNT_IRQS_LOST, 1);
+	ck_assert_uint_eq(irqs_pending(HWOFF_MSIX_DMA), 0);
+	ck_assert_uint_eq(rd32(HWOFF_REG_INT_STATUS), HWOFF_INT_DMA_DONE);
+	memcpy(&ctx, t.ram + rec, sizeof(ctx));
+	check_digest(&ctx, 4, msg, 256);
+}
+END_TEST
+
 /* ---- the timing model as a pure function ---- */
 
 static void assert_near(uint64_t ns, double expect_ns)
@@ -1183,8 +1588,9 @@ static Suite *engine_suite(void)
 	TCase *pio = tcase_create("pio");
 	TCase *dma = tcase_create("dma");
 	TCase *faults = tcase_create("faults");
+	TCase *hash = tcase_create("hash");
 	TCase *timing = tcase_create("timing");
-	TCase *with_engine[] = { regs, pio, dma, faults };
+	TCase *with_engine[] = { regs, pio, dma, faults, hash };
 	size_t i;
 
 	for (i = 0; i < sizeof(with_engine) / sizeof(with_engine[0]); i++) {
@@ -1216,6 +1622,12 @@ static Suite *engine_suite(void)
 	tcase_add_test(faults, test_fault_stall_pio);
 	tcase_add_test(faults, test_fault_lost_interrupt);
 	tcase_add_test(faults, test_fault_fifo_error);
+	tcase_add_test(hash, test_hash_algorithms);
+	tcase_add_test(hash, test_hash_padding_boundaries);
+	tcase_add_test(hash, test_hash_streams_interleaved);
+	tcase_add_test(hash, test_hash_pio_errors);
+	tcase_add_test(hash, test_hash_dma_errors);
+	tcase_add_test(hash, test_hash_faults);
 	tcase_add_test(timing, test_timing_profiles);
 	return s;
 }
