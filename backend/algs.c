@@ -20,11 +20,12 @@
 					   .block_bytes = block, .iv_bytes = iv,            \
 	}
 
-#define DIGEST(canonical, aliases, kernel, block, digest)                                   \
+#define DIGEST(canonical, aliases, kernel, block, digest, no_algid_params)                  \
 	{                                                                                   \
 		NAMES(canonical, aliases), .kernel_name = kernel, .kind = HWOFF_ALG_DIGEST, \
 					   .mode = HWOFF_MODE_NONE, .block_bytes = block,   \
 					   .digest_bytes = digest,                          \
+					   .algid_absent = no_algid_params,                 \
 	}
 
 const struct hwoff_alg hwoff_algs[] = {
@@ -40,12 +41,12 @@ const struct hwoff_alg hwoff_algs[] = {
 	AES("AES-128-CTR", "", "ctr(aes)", HWOFF_MODE_CTR, 128, 1, 16),
 	AES("AES-192-CTR", "", "ctr(aes)", HWOFF_MODE_CTR, 192, 1, 16),
 	AES("AES-256-CTR", "", "ctr(aes)", HWOFF_MODE_CTR, 256, 1, 16),
-	DIGEST("MD5", ":SSL3-MD5:1.2.840.113549.2.5", "md5", 64, 16),
-	DIGEST("SHA1", ":SHA-1:SSL3-SHA1:1.3.14.3.2.26", "sha1", 64, 20),
-	DIGEST("SHA2-224", ":SHA-224:SHA224:2.16.840.1.101.3.4.2.4", "sha224", 64, 28),
-	DIGEST("SHA2-256", ":SHA-256:SHA256:2.16.840.1.101.3.4.2.1", "sha256", 64, 32),
-	DIGEST("SHA2-384", ":SHA-384:SHA384:2.16.840.1.101.3.4.2.2", "sha384", 128, 48),
-	DIGEST("SHA2-512", ":SHA-512:SHA512:2.16.840.1.101.3.4.2.3", "sha512", 128, 64),
+	DIGEST("MD5", ":SSL3-MD5:1.2.840.113549.2.5", "md5", 64, 16, false),
+	DIGEST("SHA1", ":SHA-1:SSL3-SHA1:1.3.14.3.2.26", "sha1", 64, 20, true),
+	DIGEST("SHA2-224", ":SHA-224:SHA224:2.16.840.1.101.3.4.2.4", "sha224", 64, 28, true),
+	DIGEST("SHA2-256", ":SHA-256:SHA256:2.16.840.1.101.3.4.2.1", "sha256", 64, 32, true),
+	DIGEST("SHA2-384", ":SHA-384:SHA384:2.16.840.1.101.3.4.2.2", "sha384", 128, 48, true),
+	DIGEST("SHA2-512", ":SHA-512:SHA512:2.16.840.1.101.3.4.2.3", "sha512", 128, 64, true),
 };
 
 const size_t hwoff_alg_count = sizeof(hwoff_algs) / sizeof(hwoff_algs[0]);

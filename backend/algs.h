@@ -37,6 +37,8 @@ struct hwoff_alg {
 	unsigned int block_bytes;
 	unsigned int iv_bytes; /* 0 for ECB and digests */
 	unsigned int digest_bytes; /* 0 for ciphers */
+	/* OpenSSL's "algid-absent": its AlgorithmIdentifier omits the NULL parameters (SHA) */
+	bool algid_absent;
 };
 
 /* The rows, in a fixed order that the path table file and the statistics follow. */

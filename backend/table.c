@@ -4,6 +4,7 @@
 #include <ctype.h>
 #include <errno.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
@@ -89,6 +90,22 @@ struct hwoff_choice hwoff_decide(struct hwoff_table *t, const struct hwoff_alg *
 	if (atomic_load_explicit(&path->state, memory_order_acquire) != PATH_USABLE)
 		return (struct hwoff_choice){ .path = software, .unusable = path };
 	return (struct hwoff_choice){ .path = path };
+}
+
+size_t hwoff_table_next_start(const struct hwoff_table *t, const struct hwoff_alg *alg,
+			      unsigned int key_bits, enum hwoff_direction direction, size_t size,
+			      enum hwoff_objective objective)
+{
+	const struct hwoff_entry *e;
+
+	if (key_bits != key_bits_of(alg) || direction >= HWOFF_DIRECTION_COUNT ||
+	    objective >= HWOFF_OBJECTIVE_COUNT)
+		return SIZE_MAX;
+	e = &t->entries[entry_index(alg, direction, objective)];
+	for (unsigned int i = 0; i < e->count; i++)
+		if (e->ranges[i].start > size)
+			return e->ranges[i].start;
+	return SIZE_MAX;
 }
 
 struct hwoff_table *hwoff_table_new(void)

@@ -107,6 +107,16 @@ struct hwoff_choice hwoff_decide(struct hwoff_table *t, const struct hwoff_alg *
 				 unsigned int key_bits, enum hwoff_direction direction, size_t size,
 				 enum hwoff_objective objective);
 
+/*
+ * Where the decision for this entry changes next: the start of the first range above size, or
+ * SIZE_MAX when every larger size takes the same path. A digest's total is unknown until it ends,
+ * so the provider buffers while the answer may still change; this tells it how far. Like
+ * hwoff_decide(): no system calls, no allocation.
+ */
+size_t hwoff_table_next_start(const struct hwoff_table *t, const struct hwoff_alg *alg,
+			      unsigned int key_bits, enum hwoff_direction direction, size_t size,
+			      enum hwoff_objective objective);
+
 /* A table that sends everything to software; NULL when out of memory. */
 struct hwoff_table *hwoff_table_new(void);
 void hwoff_table_free(struct hwoff_table *t);

@@ -1,0 +1,184 @@
+/*
+ * config.c - the provider's configuration: its openssl.cnf section, overridden by the
+ * environment.
+ *
+ *   [hwoffload_sect]                      environment (wins, for tests and one-off runs)
+ *   table = FILE                          HWOFFLOAD_TABLE
+ *   objective = throughput | cpu          HWOFFLOAD_OBJECTIVE
+ *   mode = auto | software | pio | dma    HWOFFLOAD_MODE
+ *   fallback = yes | no                   HWOFFLOAD_FALLBACK
+ *   algorithms = all | NAME,NAME...       HWOFFLOAD_ALGORITHMS
+ *   stats = yes | no                      HWOFFLOAD_STATS
+ *
+ * A value that is not one of these is an error that names the key and where it came from; the
+ * provider then does not load, rather than run with a default the user did not ask for.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <openssl/params.h>
+
+#include "provider/provider.h"
+
+struct setting {
+	const char *key;
+	const char *env;
+	const char *value; /* NULL when not set */
+	char origin[64]; /* "environment variable HWOFFLOAD_MODE" or "openssl.cnf" */
+};
+
+enum setting_index { TABLE, OBJECTIVE, MODE, FALLBACK, ALGORITHMS, STATS, SETTING_COUNT };
+
+static const char *const run_mode_names[] = {
+	[HWOFF_RUN_AUTO] = "auto",
+	[HWOFF_RUN_SOFTWARE] = "software",
+	[HWOFF_RUN_PIO] = "pio",
+	[HWOFF_RUN_DMA] = "dma",
+};
+
+const char *hwoff_run_mode_name(enum hwoff_run_mode mode)
+{
+	return run_mode_names[mode];
+}
+
+static int bad_value(struct hwoff_prov *prov, const struct setting *s, const char *expected)
+{
+	HWOFF_RAISE(prov, HWOFF_R_CONFIG, "key '%s' (from %s): '%s' is not %s", s->key, s->origin,
+		    s->value, expected);
+	return 0;
+}
+
+/* The index of value in names[count], case-insensitive; -1 when absent. */
+static int choose(const char *value, const char *const *names, int count)
+{
+	for (int i = 0; i < count; i++)
+		if (strcasecmp(value, names[i]) == 0)
+			return i;
+	return -1;
+}
+
+static int read_bool(struct hwoff_prov *prov, const struct setting *s, bool *out)
+{
+	static const char *const names[] = { "no", "yes", "false", "true", "0", "1", "off", "on" };
+	int i;
+
+	if (!s->value)
+		return 1;
+	i = choose(s->value, names, sizeof(names) / sizeof(names[0]));
+	if (i < 0)
+		return bad_value(prov, s, "yes or no");
+	*out = i % 2;
+	return 1;
+}
+
+/* "all", or names of the algorithm table (any OpenSSL alias) separated by commas or blanks. */
+static int read_algorithms(struct hwoff_prov *prov, const struct setting *s, bool *enabled)
+{
+	const char *separators = ", \t";
+	char name[HWOFF_NAME_MAX];
+	size_t count = 0;
+
+	if (!s->value || strcasecmp(s->value, "all") == 0) {
+		for (size_t a = 0; a < hwoff_alg_count; a++)
+			enabled[a] = true;
+		return 1;
+	}
+	for (const char *p = s->value + strspn(s->value, separators); *p;
+	     p += strspn(p, separators)) {
+		size_t len = strcspn(p, separators);
+		const struct hwoff_alg *alg;
+
+		snprintf(name, sizeof(name), "%.*s", (int)len, p);
+		alg = hwoff_alg_by_name(name);
+		if (!alg) {
+			HWOFF_RAISE(prov, HWOFF_R_CONFIG,
+				    "key '%s' (from %s): '%s' is not an algorithm hwoffload serves "
+				    "(hwoffload-info lists them)",
+				    s->key, s->origin, name);
+			return 0;
+		}
+		enabled[hwoff_alg_index(alg)] = true;
+		count++;
+		p += len;
+	}
+	if (!count)
+		return bad_value(prov, s, "'all' or a list of algorithm names");
+	return 1;
+}
+
+/* Each key's value: its environment variable, else the openssl.cnf section, else unset. */
+static int gather(struct hwoff_prov *prov, const OSSL_DISPATCH *in, struct setting *settings)
+{
+	OSSL_FUNC_core_get_params_fn *core_get_params = NULL;
+	OSSL_PARAM params[SETTING_COUNT + 1];
+	const char *cnf[SETTING_COUNT] = { NULL };
+
+	for (; in->function_id; in++)
+		if (in->function_id == OSSL_FUNC_CORE_GET_PARAMS)
+			core_get_params = OSSL_FUNC_core_get_params(in);
+	for (int i = 0; i < SETTING_COUNT; i++)
+		params[i] = OSSL_PARAM_construct_utf8_ptr(settings[i].key, (char **)&cnf[i], 0);
+	params[SETTING_COUNT] = OSSL_PARAM_construct_end();
+	if (!core_get_params || !core_get_params(prov->handle, params)) {
+		HWOFF_RAISE(prov, HWOFF_R_INIT, "the core did not give the configuration");
+		return 0;
+	}
+	for (int i = 0; i < SETTING_COUNT; i++) {
+		struct setting *s = &settings[i];
+		const char *env = getenv(s->env);
+
+		if (env) {
+			s->value = env;
+			snprintf(s->origin, sizeof(s->origin), "environment variable %s", s->env);
+		} else if (cnf[i]) {
+			s->value = cnf[i];
+			snprintf(s->origin, sizeof(s->origin), "the provider's openssl.cnf section");
+		}
+	}
+	return 1;
+}
+
+int hwoff_config_read(struct hwoff_prov *prov, const OSSL_DISPATCH *in)
+{
+	static const char *const objectives[] = { [HWOFF_THROUGHPUT] = "throughput",
+						  [HWOFF_CPU] = "cpu" };
+	struct setting settings[SETTING_COUNT] = {
+		[TABLE] = { "table", "HWOFFLOAD_TABLE" },
+		[OBJECTIVE] = { "objective", "HWOFFLOAD_OBJECTIVE" },
+		[MODE] = { "mode", "HWOFFLOAD_MODE" },
+		[FALLBACK] = { "fallback", "HWOFFLOAD_FALLBACK" },
+		[ALGORITHMS] = { "algorithms", "HWOFFLOAD_ALGORITHMS" },
+		[STATS] = { "stats", "HWOFFLOAD_STATS" },
+	};
+	struct hwoff_config *c = &prov->config;
+	int i;
+
+	*c = (struct hwoff_config){ .objective = HWOFF_THROUGHPUT, .mode = HWOFF_RUN_AUTO,
+				    .fallback = true };
+	if (!gather(prov, in, settings))
+		return 0;
+	if (settings[TABLE].value) {
+		if (!settings[TABLE].value[0] ||
+		    strlen(settings[TABLE].value) >= sizeof(c->table))
+			return bad_value(prov, &settings[TABLE], "a file name");
+		strcpy(c->table, settings[TABLE].value);
+	}
+	if (settings[OBJECTIVE].value) {
+		i = choose(settings[OBJECTIVE].value, objectives, HWOFF_OBJECTIVE_COUNT);
+		if (i < 0)
+			return bad_value(prov, &settings[OBJECTIVE], "throughput or cpu");
+		c->objective = i;
+	}
+	if (settings[MODE].value) {
+		i = choose(settings[MODE].value, run_mode_names,
+			   sizeof(run_mode_names) / sizeof(run_mode_names[0]));
+		if (i < 0)
+			return bad_value(prov, &settings[MODE], "auto, software, pio or dma");
+		c->mode = i;
+	}
+	return read_bool(prov, &settings[FALLBACK], &c->fallback) &&
+	       read_bool(prov, &settings[STATS], &c->stats) &&
+	       read_algorithms(prov, &settings[ALGORITHMS], c->enabled);
+}

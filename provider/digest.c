@@ -1,0 +1,387 @@
+/*
+ * digest.c - MD5, SHA-1 and SHA-2: every row of the algorithm table of kind digest.
+ *
+ * A digest's length is known only at its end, and a hash state cannot move from the kernel to
+ * software. So the message is buffered while the path table's answer could still change with
+ * more bytes; once it cannot (past the entry's last range start, or BUFFER_MAX), or when the
+ * message ends, the path for the size so far takes the buffer and everything after it. While streaming to the kernel, small updates are gathered so that one system call
+ * carries many of them.
+ */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <openssl/core_dispatch.h>
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+
+#include "backend/stats.h"
+#include "backend/transport.h"
+#include "provider/provider.h"
+
+#define BUFFER_MAX (4u << 20) /* a table whose answer changes further up is served by software */
+#define GATHER_MAX (64u << 10) /* updates this small are gathered for the kernel */
+
+enum digest_state {
+	DIGEST_BUFFERING, /* the table's answer may still change: keep the message */
+	DIGEST_KERNEL, /* streaming to path */
+	DIGEST_SOFTWARE,
+	DIGEST_FINISHED, /* final() ran; init() starts again */
+};
+
+struct digest_ctx {
+	struct hwoff_prov *prov;
+	const struct hwoff_alg *alg;
+	enum digest_state state;
+	unsigned char *buf; /* BUFFERING: the message; KERNEL: gathered updates */
+	size_t buf_len, buf_cap;
+	size_t total; /* message bytes so far */
+	struct hwoff_path *path; /* what serves this message */
+	struct hwoff_hash *kernel; /* on kernel_path, kept across messages */
+	struct hwoff_path *kernel_path;
+	bool kernel_fresh; /* no partial message in kernel */
+	EVP_MD_CTX *software;
+};
+
+static struct hwoff_path *software_path(struct digest_ctx *c)
+{
+	return &c->prov->table->paths[0];
+}
+
+static int append(struct digest_ctx *c, const void *data, size_t len)
+{
+	if (c->buf_len + len > c->buf_cap) {
+		size_t cap = c->buf_cap ? c->buf_cap : 4096;
+		unsigned char *buf;
+
+		while (cap < c->buf_len + len)
+			cap *= 2;
+		buf = OPENSSL_clear_realloc(c->buf, c->buf_cap, cap);
+		if (!buf) {
+			HWOFF_RAISE(c->prov, HWOFF_R_BAD_ARGUMENT, "%s: out of memory for %zu bytes",
+				    c->alg->name, cap);
+			return 0;
+		}
+		c->buf = buf;
+		c->buf_cap = cap;
+	}
+	memcpy(c->buf + c->buf_len, data, len);
+	c->buf_len += len;
+	return 1;
+}
+
+static void drop_kernel(struct digest_ctx *c)
+{
+	hwoff_hash_free(c->kernel);
+	c->kernel = NULL;
+	c->kernel_path = NULL;
+}
+
+/* Software takes the message from here, starting with what is buffered. */
+static int start_software(struct digest_ctx *c)
+{
+	EVP_MD *md = hwoff_software_md(c->prov, c->alg);
+
+	if (!md)
+		return 0;
+	if (!c->software)
+		c->software = EVP_MD_CTX_new();
+	if (!c->software || !EVP_DigestInit_ex2(c->software, md, NULL) ||
+	    !EVP_DigestUpdate(c->software, c->buf, c->buf_len)) {
+		HWOFF_RAISE(c->prov, HWOFF_R_SOFTWARE, "%s in the default provider failed",
+			    c->alg->name);
+		return 0;
+	}
+	c->buf_len = 0;
+	c->state = DIGEST_SOFTWARE;
+	c->path = software_path(c);
+	return 1;
+}
+
+static int software_update(struct digest_ctx *c, const void *data, size_t len)
+{
+	if (EVP_DigestUpdate(c->software, data, len))
+		return 1;
+	HWOFF_RAISE(c->prov, HWOFF_R_SOFTWARE, "%s in the default provider failed", c->alg->name);
+	return 0;
+}
+
+/*
+ * The kernel failed, with pending bytes of the message not given to it yet. While every earlier
+ * byte is still in buf, software takes the message over (if fallback is on); once some are only
+ * in the kernel, software cannot redo what it never saw, and the message fails.
+ */
+static int kernel_failed(struct digest_ctx *c, size_t pending)
+{
+	char err[HWOFF_TRANSPORT_ERROR_MAX];
+	struct hwoff_path *path = c->path;
+
+	snprintf(err, sizeof(err), "%s", hwoff_hash_error(c->kernel));
+	drop_kernel(c);
+	if (c->buf_len == c->total - pending)
+		return hwoff_prov_kernel_failed(c->prov, path, HWOFF_FALLBACK_REQUEST_FAILED,
+						err) &&
+		       start_software(c);
+	hwoff_count_error(&path->counters);
+	hwoff_path_mark_unusable(path, err);
+	c->state = DIGEST_FINISHED;
+	HWOFF_RAISE(c->prov, HWOFF_R_KERNEL,
+		    "%s: %s; the kernel had part of this message, so software cannot finish it",
+		    c->alg->name, err);
+	return 0;
+}
+
+/* The kernel takes the message from here: the buffer first, which is kept until it is sent. */
+static int start_kernel(struct digest_ctx *c, struct hwoff_path *path)
+{
+	char err[HWOFF_TRANSPORT_ERROR_MAX];
+
+	if (c->kernel && c->kernel_path != path)
+		drop_kernel(c);
+	if (c->kernel && !c->kernel_fresh && hwoff_hash_reset(c->kernel))
+		drop_kernel(c);
+	if (!c->kernel) {
+		if (hwoff_hash_new(&c->kernel, c->alg, path->name, err, sizeof(err)))
+			return hwoff_prov_kernel_failed(c->prov, path, HWOFF_FALLBACK_SETUP_FAILED,
+							err) &&
+			       start_software(c);
+		c->kernel_path = path;
+	}
+	c->kernel_fresh = false;
+	c->path = path;
+	c->state = DIGEST_KERNEL;
+	if (c->buf_len < GATHER_MAX)
+		return 1;
+	if (hwoff_hash_update(c->kernel, c->buf, c->buf_len))
+		return kernel_failed(c, 0); /* the buffer is the whole message: software can redo */
+	c->buf_len = 0;
+	return 1;
+}
+
+/* The path for the message so far takes it over: the table's answer will not change now. */
+static int commit(struct digest_ctx *c)
+{
+	struct hwoff_path *path = hwoff_prov_route(c->prov, c->alg, HWOFF_DIGEST, c->buf_len);
+
+	if (!path)
+		return 0;
+	return path->software ? start_software(c) : start_kernel(c, path);
+}
+
+/* While buffering: commit once no larger message could take another path. */
+static int settle(struct digest_ctx *c)
+{
+	struct hwoff_prov *prov = c->prov;
+
+	if (c->buf_len < BUFFER_MAX &&
+	    hwoff_table_next_start(prov->table, c->alg, 0, HWOFF_DIGEST, c->buf_len,
+				   prov->config.objective) != SIZE_MAX)
+		return 1;
+	return commit(c);
+}
+
+static int kernel_update(struct digest_ctx *c, const void *data, size_t len)
+{
+	if (c->buf_len + len <= GATHER_MAX)
+		return append(c, data, len);
+	if (c->buf_len && hwoff_hash_update(c->kernel, c->buf, c->buf_len))
+		return kernel_failed(c, len) && software_update(c, data, len);
+	c->buf_len = 0;
+	if (len < GATHER_MAX)
+		return append(c, data, len);
+	if (hwoff_hash_update(c->kernel, data, len))
+		return kernel_failed(c, len) && software_update(c, data, len);
+	return 1;
+}
+
+/* ---- the dispatch functions --------------------------------------------------------------------- */
+
+void *hwoff_digest_newctx(struct hwoff_prov *prov, const struct hwoff_alg *alg)
+{
+	struct digest_ctx *c;
+
+	if (!hwoff_prov_can_serve(prov, alg))
+		return NULL;
+	c = OPENSSL_zalloc(sizeof(*c));
+	if (!c)
+		return NULL;
+	c->prov = prov;
+	c->alg = alg;
+	c->state = DIGEST_FINISHED;
+	return c;
+}
+
+static void digest_freectx(void *vctx)
+{
+	struct digest_ctx *c = vctx;
+
+	if (!c)
+		return;
+	drop_kernel(c);
+	EVP_MD_CTX_free(c->software);
+	OPENSSL_clear_free(c->buf, c->buf_cap);
+	OPENSSL_clear_free(c, sizeof(*c));
+}
+
+static void *digest_dupctx(void *vctx)
+{
+	struct digest_ctx *src = vctx, *c = OPENSSL_memdup(src, sizeof(*src));
+	char err[HWOFF_TRANSPORT_ERROR_MAX];
+
+	if (!c)
+		return NULL;
+	c->buf = NULL;
+	c->buf_cap = c->buf_len = 0;
+	c->kernel = NULL;
+	c->kernel_path = NULL;
+	c->software = NULL;
+	if (!append(c, src->buf, src->buf_len))
+		goto fail;
+	if (src->state == DIGEST_SOFTWARE) {
+		c->software = EVP_MD_CTX_new();
+		if (!c->software || !EVP_MD_CTX_copy_ex(c->software, src->software))
+			goto fail;
+	}
+	if (src->state == DIGEST_KERNEL) {
+		/* accept() on the original's socket: the kernel copies its partial state. */
+		if (hwoff_hash_dup(&c->kernel, src->kernel, err, sizeof(err))) {
+			HWOFF_RAISE(c->prov, HWOFF_R_KERNEL, "%s: copying the kernel's state: %s",
+				    c->alg->name, err);
+			goto fail;
+		}
+		c->kernel_path = src->kernel_path;
+	}
+	return c;
+fail:
+	digest_freectx(c);
+	return NULL;
+}
+
+static int digest_init(void *vctx, const OSSL_PARAM params[])
+{
+	struct digest_ctx *c = vctx;
+
+	if (c->state == DIGEST_KERNEL)
+		c->kernel_fresh = false; /* abandoned half-way: reset before reuse */
+	c->buf_len = 0;
+	c->total = 0;
+	c->state = DIGEST_BUFFERING;
+	c->path = NULL;
+	return settle(c);
+}
+
+static int digest_update(void *vctx, const unsigned char *in, size_t inl)
+{
+	struct digest_ctx *c = vctx;
+
+	if (c->state == DIGEST_FINISHED) {
+		HWOFF_RAISE(c->prov, HWOFF_R_NOT_INITIALIZED, "%s: update without init",
+			    c->alg->name);
+		return 0;
+	}
+	if (!inl)
+		return 1;
+	if (!in) {
+		HWOFF_RAISE(c->prov, HWOFF_R_BAD_ARGUMENT, "%s: NULL input of %zu bytes",
+			    c->alg->name, inl);
+		return 0;
+	}
+	c->total += inl;
+	switch (c->state) {
+	case DIGEST_BUFFERING:
+		return append(c, in, inl) && settle(c);
+	case DIGEST_KERNEL:
+		return kernel_update(c, in, inl);
+	case DIGEST_SOFTWARE:
+		return software_update(c, in, inl);
+	default:
+		return 0;
+	}
+}
+
+static int digest_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
+{
+	struct digest_ctx *c = vctx;
+	unsigned int mdlen;
+
+	if (c->state == DIGEST_FINISHED) {
+		HWOFF_RAISE(c->prov, HWOFF_R_NOT_INITIALIZED, "%s: final without init",
+			    c->alg->name);
+		return 0;
+	}
+	if (!out || outsize < c->alg->digest_bytes) {
+		HWOFF_RAISE(c->prov, HWOFF_R_BAD_ARGUMENT,
+			    "%s: output buffer of %zu bytes, %u needed", c->alg->name,
+			    out ? outsize : 0, c->alg->digest_bytes);
+		return 0;
+	}
+	/* Ended while the table could still have chosen: the message's size decides. */
+	if (c->state == DIGEST_BUFFERING && !commit(c))
+		return 0;
+	if (c->state == DIGEST_KERNEL) {
+		if (!c->buf_len || !hwoff_hash_update(c->kernel, c->buf, c->buf_len)) {
+			c->buf_len = 0;
+			if (!hwoff_hash_final(c->kernel, out, outsize)) {
+				c->kernel_fresh = true;
+				goto done;
+			}
+		}
+		if (!kernel_failed(c, 0))
+			return 0;
+	}
+	if (!EVP_DigestFinal_ex(c->software, out, &mdlen)) {
+		HWOFF_RAISE(c->prov, HWOFF_R_SOFTWARE, "%s in the default provider failed",
+			    c->alg->name);
+		return 0;
+	}
+done:
+	hwoff_count_request(&c->path->counters, c->total);
+	c->state = DIGEST_FINISHED;
+	*outl = c->alg->digest_bytes;
+	return 1;
+}
+
+/* ---- parameters --------------------------------------------------------------------------------- */
+
+int hwoff_digest_get_params(const struct hwoff_alg *alg, OSSL_PARAM params[])
+{
+	OSSL_PARAM *p;
+
+	p = OSSL_PARAM_locate(params, OSSL_DIGEST_PARAM_BLOCK_SIZE);
+	if (p && !OSSL_PARAM_set_size_t(p, alg->block_bytes))
+		return 0;
+	p = OSSL_PARAM_locate(params, OSSL_DIGEST_PARAM_SIZE);
+	if (p && !OSSL_PARAM_set_size_t(p, alg->digest_bytes))
+		return 0;
+	p = OSSL_PARAM_locate(params, OSSL_DIGEST_PARAM_XOF);
+	if (p && !OSSL_PARAM_set_int(p, 0))
+		return 0;
+	p = OSSL_PARAM_locate(params, OSSL_DIGEST_PARAM_ALGID_ABSENT);
+	return !p || OSSL_PARAM_set_int(p, alg->algid_absent);
+}
+
+static const OSSL_PARAM digest_gettable[] = {
+	OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_BLOCK_SIZE, NULL),
+	OSSL_PARAM_size_t(OSSL_DIGEST_PARAM_SIZE, NULL),
+	OSSL_PARAM_int(OSSL_DIGEST_PARAM_XOF, NULL),
+	OSSL_PARAM_int(OSSL_DIGEST_PARAM_ALGID_ABSENT, NULL),
+	OSSL_PARAM_END,
+};
+
+static const OSSL_PARAM *digest_gettable_params(void *provctx)
+{
+	return digest_gettable;
+}
+
+#define FN(f) ((void (*)(void))(f))
+const OSSL_DISPATCH hwoff_digest_functions[] = {
+	{ OSSL_FUNC_DIGEST_FREECTX, FN(digest_freectx) },
+	{ OSSL_FUNC_DIGEST_DUPCTX, FN(digest_dupctx) },
+	{ OSSL_FUNC_DIGEST_INIT, FN(digest_init) },
+	{ OSSL_FUNC_DIGEST_UPDATE, FN(digest_update) },
+	{ OSSL_FUNC_DIGEST_FINAL, FN(digest_final) },
+	{ OSSL_FUNC_DIGEST_GETTABLE_PARAMS, FN(digest_gettable_params) },
+	{ 0, NULL },
+};

@@ -1,0 +1,559 @@
+/*
+ * provider.c - hwoffload.so's core: OSSL_provider_init, the algorithms it offers, its
+ * parameters and errors, and the route of each request.
+ *
+ * The algorithms come from the one algorithm table (backend/algs.c): one OSSL_ALGORITHM per
+ * enabled row, property "provider=hwoffload". The software tier is OpenSSL's default provider,
+ * fetched from a child library context, so the bytes are OpenSSL's own and no structure of
+ * OpenSSL's is copied.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/core_names.h>
+#include <openssl/crypto.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+#include <openssl/provider.h>
+
+#include "config.h"
+#include "backend/text.h"
+#include "provider/provider.h"
+
+#define PROVIDER_PROPERTIES "provider=hwoffload"
+#define SOFTWARE_PROPERTIES "provider=default"
+
+/* ---- errors --------------------------------------------------------------------------------- */
+
+static const OSSL_ITEM reason_strings[] = {
+	{ HWOFF_R_CONFIG, "bad configuration value" },
+	{ HWOFF_R_TABLE, "path table does not load" },
+	{ HWOFF_R_INIT, "provider set-up failed" },
+	{ HWOFF_R_NO_PATH, "no engine driver for the configured mode" },
+	{ HWOFF_R_KERNEL, "kernel request failed" },
+	{ HWOFF_R_SOFTWARE, "default provider failed" },
+	{ HWOFF_R_KEY_LENGTH, "invalid key length" },
+	{ HWOFF_R_IV_LENGTH, "invalid iv length" },
+	{ HWOFF_R_BAD_ARGUMENT, "bad argument" },
+	{ HWOFF_R_NOT_BLOCK_MULTIPLE, "data not a multiple of the block length" },
+	{ HWOFF_R_BAD_DECRYPT, "bad decrypt" },
+	{ HWOFF_R_NOT_INITIALIZED, "operation not initialized" },
+	{ HWOFF_R_PARAMETER, "bad parameter" },
+	{ 0, NULL },
+};
+
+void hwoff_raise(const struct hwoff_prov *prov, enum hwoff_reason reason, const char *file,
+		 int line, const char *func, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!prov->core_new_error || !prov->core_vset_error)
+		return;
+	prov->core_new_error(prov->handle);
+	if (prov->core_set_error_debug)
+		prov->core_set_error_debug(prov->handle, file, line, func);
+	va_start(ap, fmt);
+	prov->core_vset_error(prov->handle, reason, fmt, ap);
+	va_end(ap);
+}
+
+/* ---- software: the default provider's implementations, fetched once per row -------------------- */
+
+EVP_CIPHER *hwoff_software_cipher(struct hwoff_prov *prov, const struct hwoff_alg *alg)
+{
+	_Atomic(EVP_CIPHER *) *slot = &prov->software_cipher[hwoff_alg_index(alg)];
+	EVP_CIPHER *cipher = atomic_load(slot), *expected = NULL;
+
+	if (cipher)
+		return cipher;
+	cipher = EVP_CIPHER_fetch(prov->libctx, alg->name, SOFTWARE_PROPERTIES);
+	if (!cipher) {
+		HWOFF_RAISE(prov, HWOFF_R_SOFTWARE, "the default provider has no %s", alg->name);
+		return NULL;
+	}
+	/* Another thread may have fetched it first: keep one. */
+	if (!atomic_compare_exchange_strong(slot, &expected, cipher)) {
+		EVP_CIPHER_free(cipher);
+		cipher = expected;
+	}
+	return cipher;
+}
+
+EVP_MD *hwoff_software_md(struct hwoff_prov *prov, const struct hwoff_alg *alg)
+{
+	_Atomic(EVP_MD *) *slot = &prov->software_md[hwoff_alg_index(alg)];
+	EVP_MD *md = atomic_load(slot), *expected = NULL;
+
+	if (md)
+		return md;
+	md = EVP_MD_fetch(prov->libctx, alg->name, SOFTWARE_PROPERTIES);
+	if (!md) {
+		HWOFF_RAISE(prov, HWOFF_R_SOFTWARE, "the default provider has no %s", alg->name);
+		return NULL;
+	}
+	if (!atomic_compare_exchange_strong(slot, &expected, md)) {
+		EVP_MD_free(md);
+		md = expected;
+	}
+	return md;
+}
+
+/* ---- routes ---------------------------------------------------------------------------------- */
+
+struct hwoff_path *hwoff_prov_route(struct hwoff_prov *prov, const struct hwoff_alg *alg,
+				    enum hwoff_direction direction, size_t size)
+{
+	struct hwoff_choice c = hwoff_decide(prov->table, alg, alg->key_bytes * 8, direction, size,
+					     prov->config.objective);
+
+	if (!c.unusable)
+		return c.path;
+	if (!prov->config.fallback) {
+		HWOFF_RAISE(prov, HWOFF_R_KERNEL, "%s is unusable and fallback is off: %s",
+			    c.unusable->name, hwoff_path_unusable_reason(c.unusable));
+		return NULL;
+	}
+	hwoff_count_fallback(&c.unusable->counters, HWOFF_FALLBACK_PATH_UNUSABLE);
+	return c.path;
+}
+
+bool hwoff_prov_kernel_failed(struct hwoff_prov *prov, struct hwoff_path *path,
+			      enum hwoff_fallback_reason why, const char *message)
+{
+	hwoff_count_error(&path->counters);
+	hwoff_path_mark_unusable(path, message);
+	if (!prov->config.fallback) {
+		HWOFF_RAISE(prov, HWOFF_R_KERNEL, "%s (fallback is off)", message);
+		return false;
+	}
+	hwoff_count_fallback(&path->counters, why);
+	return true;
+}
+
+bool hwoff_prov_can_serve(struct hwoff_prov *prov, const struct hwoff_alg *alg)
+{
+	const char *why = prov->no_path[hwoff_alg_index(alg)];
+
+	if (!why[0])
+		return true;
+	HWOFF_RAISE(prov, HWOFF_R_NO_PATH, "%s", why);
+	return false;
+}
+
+/* ---- the table of the configured mode -------------------------------------------------------- */
+
+static enum hwoff_direction first_direction(const struct hwoff_alg *alg)
+{
+	return hwoff_alg_is_digest(alg) ? HWOFF_DIGEST : HWOFF_ENCRYPT;
+}
+
+static enum hwoff_direction last_direction(const struct hwoff_alg *alg)
+{
+	return hwoff_alg_is_digest(alg) ? HWOFF_DIGEST : HWOFF_DECRYPT;
+}
+
+static const struct hwoff_impl *engine_driver(const struct hwoff_discovery *d,
+					      const char *kernel_name, enum hwoff_impl_class class)
+{
+	for (size_t i = 0; i < d->count; i++)
+		if (d->impls[i].class == class && strcmp(d->impls[i].name, kernel_name) == 0)
+			return &d->impls[i];
+	return NULL;
+}
+
+/* mode pio or dma: every size of every row to that driver of the engine, where it has one. */
+static int force_engine_path(struct hwoff_prov *prov, enum hwoff_impl_class class)
+{
+	const char *mode = hwoff_run_mode_name(prov->config.mode);
+	char err[256];
+
+	for (size_t a = 0; a < hwoff_alg_count; a++) {
+		const struct hwoff_alg *alg = &hwoff_algs[a];
+		const struct hwoff_impl *impl;
+		struct hwoff_range_spec all;
+
+		if (!prov->config.enabled[a])
+			continue;
+		if (prov->probe.error) {
+			snprintf(prov->no_path[a], sizeof(prov->no_path[a]),
+				 "mode=%s: AF_ALG is unavailable: %s", mode, prov->probe.reason);
+			continue;
+		}
+		impl = engine_driver(prov->discovery, alg->kernel_name, class);
+		if (!impl) {
+			snprintf(prov->no_path[a], sizeof(prov->no_path[a]),
+				 "mode=%s: the kernel has no %s driver of the hwoffload engine for %s "
+				 "(is hwoffload.ko loaded? hwoffload-info lists what there is)",
+				 mode, mode, alg->kernel_name);
+			continue;
+		}
+		all = (struct hwoff_range_spec){ .start = 0, .path = impl->driver };
+		for (int dir = first_direction(alg); dir <= (int)last_direction(alg); dir++)
+			for (int obj = 0; obj < HWOFF_OBJECTIVE_COUNT; obj++)
+				if (hwoff_table_set(prov->table, alg, alg->key_bytes * 8, dir, obj,
+						    &all, 1, err, sizeof(err))) {
+					HWOFF_RAISE(prov, HWOFF_R_INIT, "%s", err);
+					return 0;
+				}
+	}
+	return 1;
+}
+
+static int load_table_file(struct hwoff_prov *prov)
+{
+	struct hwoff_fingerprint machine;
+	char err[512];
+
+	prov->table = hwoff_table_load(prov->config.table, err, sizeof(err));
+	if (!prov->table) {
+		HWOFF_RAISE(prov, HWOFF_R_TABLE, "%s", err);
+		return 0;
+	}
+	snprintf(prov->table_source, sizeof(prov->table_source), "%s", prov->config.table);
+	hwoff_fingerprint_machine(&machine, prov->table, prov->discovery);
+	hwoff_fingerprint_compare(&prov->table->fingerprint, &machine, prov->warnings,
+				  sizeof(prov->warnings));
+	hwoff_table_check_drivers(prov->table, prov->discovery, prov->warnings,
+				  sizeof(prov->warnings));
+	return 1;
+}
+
+static int set_up_routes(struct hwoff_prov *prov)
+{
+	char err[512];
+
+	hwoff_probe_afalg(&prov->probe);
+	prov->discovery = calloc(1, sizeof(*prov->discovery));
+	if (!prov->discovery)
+		return 0;
+	if (hwoff_discover(prov->discovery, err, sizeof(err)))
+		hwoff_appendf(prov->warnings, sizeof(prov->warnings), "discovery: %s\n", err);
+
+	switch (prov->config.mode) {
+	case HWOFF_RUN_AUTO:
+		if (prov->config.table[0])
+			return load_table_file(prov) ? 1 : -1;
+		prov->table = hwoff_table_default(prov->discovery);
+		snprintf(prov->table_source, sizeof(prov->table_source),
+			 "built-in (software below %d B for AES, %d B for digests, the engine's "
+			 "driver from there where one is found)",
+			 HWOFF_DEFAULT_CIPHER_CUTOFF, HWOFF_DEFAULT_DIGEST_CUTOFF);
+		break;
+	case HWOFF_RUN_SOFTWARE:
+		prov->table = hwoff_table_new();
+		snprintf(prov->table_source, sizeof(prov->table_source), "none (mode=software)");
+		break;
+	case HWOFF_RUN_PIO:
+	case HWOFF_RUN_DMA:
+		prov->table = hwoff_table_new();
+		snprintf(prov->table_source, sizeof(prov->table_source), "none (mode=%s)",
+			 hwoff_run_mode_name(prov->config.mode));
+		if (prov->table && !force_engine_path(prov, prov->config.mode == HWOFF_RUN_PIO
+								    ? HWOFF_IMPL_ENGINE_PIO
+								    : HWOFF_IMPL_ENGINE_DMA))
+			return -1;
+		break;
+	}
+	if (!prov->table)
+		return 0;
+	if (prov->probe.error)
+		hwoff_table_mark_kernel_paths_unusable(prov->table, prov->probe.reason);
+	return 1;
+}
+
+/* ---- per-row entry points: OpenSSL's newctx and get_params carry no algorithm --------------- */
+
+static struct hwoff_prov *provctx_of(void *provctx)
+{
+	return provctx;
+}
+
+static void *alg_newctx(void *provctx, size_t row)
+{
+	const struct hwoff_alg *alg = &hwoff_algs[row];
+
+	if (hwoff_alg_is_digest(alg))
+		return hwoff_digest_newctx(provctx_of(provctx), alg);
+	return hwoff_cipher_newctx(provctx_of(provctx), alg);
+}
+
+static int alg_get_params(OSSL_PARAM params[], size_t row)
+{
+	const struct hwoff_alg *alg = &hwoff_algs[row];
+
+	if (hwoff_alg_is_digest(alg))
+		return hwoff_digest_get_params(alg, params);
+	return hwoff_cipher_get_params(alg, params);
+}
+
+#define ROW_ENTRY_POINTS(row)                                        \
+	static void *newctx_##row(void *provctx)                     \
+	{                                                            \
+		return alg_newctx(provctx, row);                     \
+	}                                                            \
+	static int get_params_##row(OSSL_PARAM params[])             \
+	{                                                            \
+		return alg_get_params(params, row);                  \
+	}
+#define ROWS(X)                                                                                \
+	X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) \
+	X(16) X(17) X(18) X(19) X(20) X(21) X(22) X(23) X(24) X(25) X(26) X(27) X(28) X(29)   \
+	X(30) X(31)
+ROWS(ROW_ENTRY_POINTS)
+
+struct row_entry_points {
+	void *(*newctx)(void *provctx);
+	int (*get_params)(OSSL_PARAM params[]);
+};
+#define ROW_ENTRY(row) { newctx_##row, get_params_##row },
+static const struct row_entry_points row_entry_points[HWOFF_PROV_ALGS_MAX] = { ROWS(ROW_ENTRY) };
+
+_Static_assert(HWOFF_PROV_ALGS_MAX == sizeof(row_entry_points) / sizeof(row_entry_points[0]),
+	       "one entry point pair per row");
+
+/* The row's dispatch: its newctx and get_params, then its kind's shared functions. */
+static void build_dispatch(OSSL_DISPATCH *out, size_t out_count, size_t row)
+{
+	const OSSL_DISPATCH *shared = hwoff_alg_is_digest(&hwoff_algs[row])
+					      ? hwoff_digest_functions
+					      : hwoff_cipher_functions;
+	int newctx_id = hwoff_alg_is_digest(&hwoff_algs[row]) ? OSSL_FUNC_DIGEST_NEWCTX
+							       : OSSL_FUNC_CIPHER_NEWCTX;
+	int get_params_id = hwoff_alg_is_digest(&hwoff_algs[row]) ? OSSL_FUNC_DIGEST_GET_PARAMS
+								   : OSSL_FUNC_CIPHER_GET_PARAMS;
+	size_t n = 0;
+
+	out[n++] = (OSSL_DISPATCH){ newctx_id, (void (*)(void))row_entry_points[row].newctx };
+	out[n++] = (OSSL_DISPATCH){ get_params_id,
+				    (void (*)(void))row_entry_points[row].get_params };
+	for (; shared->function_id && n < out_count - 1; shared++)
+		out[n++] = *shared;
+	out[n] = (OSSL_DISPATCH){ 0, NULL };
+}
+
+static void build_algorithms(struct hwoff_prov *prov)
+{
+	size_t ciphers = 0, digests = 0;
+
+	for (size_t a = 0; a < hwoff_alg_count; a++) {
+		OSSL_ALGORITHM *slot;
+
+		if (!prov->config.enabled[a])
+			continue;
+		build_dispatch(prov->dispatch[a], sizeof(prov->dispatch[a]) /
+							  sizeof(prov->dispatch[a][0]),
+			       a);
+		slot = hwoff_alg_is_digest(&hwoff_algs[a]) ? &prov->digests[digests++]
+							   : &prov->ciphers[ciphers++];
+		*slot = (OSSL_ALGORITHM){ hwoff_algs[a].names, PROVIDER_PROPERTIES,
+					  prov->dispatch[a], NULL };
+	}
+}
+
+/* ---- the provider's own functions ------------------------------------------------------------ */
+
+#define PARAM_AF_ALG	      "hwoffload-af-alg"
+#define PARAM_AF_ALG_REASON   "hwoffload-af-alg-reason"
+#define PARAM_MODE	      "hwoffload-mode"
+#define PARAM_OBJECTIVE	      "hwoffload-objective"
+#define PARAM_TABLE	      "hwoffload-table"
+#define PARAM_TABLE_WARNINGS  "hwoffload-table-warnings"
+#define PARAM_STATISTICS      "hwoffload-statistics"
+
+static const OSSL_PARAM provider_gettable[] = {
+	OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_NAME, NULL, 0),
+	OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_VERSION, NULL, 0),
+	OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_BUILDINFO, NULL, 0),
+	OSSL_PARAM_int(OSSL_PROV_PARAM_STATUS, NULL),
+	OSSL_PARAM_utf8_ptr(PARAM_AF_ALG, NULL, 0),
+	OSSL_PARAM_utf8_ptr(PARAM_AF_ALG_REASON, NULL, 0),
+	OSSL_PARAM_utf8_ptr(PARAM_MODE, NULL, 0),
+	OSSL_PARAM_utf8_ptr(PARAM_OBJECTIVE, NULL, 0),
+	OSSL_PARAM_utf8_ptr(PARAM_TABLE, NULL, 0),
+	OSSL_PARAM_utf8_ptr(PARAM_TABLE_WARNINGS, NULL, 0),
+	OSSL_PARAM_utf8_string(PARAM_STATISTICS, NULL, 0),
+	OSSL_PARAM_END,
+};
+
+static const OSSL_PARAM *provider_gettable_params(void *provctx)
+{
+	return provider_gettable;
+}
+
+static int set_utf8(OSSL_PARAM params[], const char *key, const char *value)
+{
+	OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
+
+	return !p || OSSL_PARAM_set_utf8_ptr(p, value);
+}
+
+static int provider_get_params(void *provctx, OSSL_PARAM params[])
+{
+	struct hwoff_prov *prov = provctx;
+	char statistics[HWOFF_REPORT_MAX] = "";
+	OSSL_PARAM *p;
+
+	/* The name says at a glance, in `openssl list -providers`, whether the kernel is used. */
+	static const char *const names[] = {
+		"hwoffload: crypto engines through AF_ALG",
+		"hwoffload: crypto engines through AF_ALG (unavailable here: software only)",
+	};
+
+	p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS);
+	if (p && !OSSL_PARAM_set_int(p, 1))
+		return 0;
+	p = OSSL_PARAM_locate(params, PARAM_STATISTICS);
+	if (p) {
+		hwoff_table_format_stats(prov->table, statistics, sizeof(statistics));
+		if (!OSSL_PARAM_set_utf8_string(p, statistics))
+			return 0;
+	}
+	return set_utf8(params, OSSL_PROV_PARAM_NAME, names[prov->probe.error != 0]) &&
+	       set_utf8(params, OSSL_PROV_PARAM_VERSION, PACKAGE_VERSION) &&
+	       set_utf8(params, OSSL_PROV_PARAM_BUILDINFO,
+			PACKAGE_NAME " " PACKAGE_VERSION ", built against " OPENSSL_VERSION_TEXT) &&
+	       set_utf8(params, PARAM_AF_ALG, prov->probe.error ? "unavailable" : "available") &&
+	       set_utf8(params, PARAM_AF_ALG_REASON, prov->probe.reason) &&
+	       set_utf8(params, PARAM_MODE, hwoff_run_mode_name(prov->config.mode)) &&
+	       set_utf8(params, PARAM_OBJECTIVE, hwoff_objective_name(prov->config.objective)) &&
+	       set_utf8(params, PARAM_TABLE, prov->table_source) &&
+	       set_utf8(params, PARAM_TABLE_WARNINGS, prov->warnings);
+}
+
+static const OSSL_ALGORITHM *provider_query(void *provctx, int operation_id, int *no_cache)
+{
+	struct hwoff_prov *prov = provctx;
+
+	*no_cache = 0;
+	switch (operation_id) {
+	case OSSL_OP_CIPHER:
+		return prov->ciphers;
+	case OSSL_OP_DIGEST:
+		return prov->digests;
+	}
+	return NULL;
+}
+
+static const OSSL_ITEM *provider_reason_strings(void *provctx)
+{
+	return reason_strings;
+}
+
+static void print_statistics(const struct hwoff_prov *prov)
+{
+	char statistics[HWOFF_REPORT_MAX] = "";
+
+	hwoff_table_format_stats(prov->table, statistics, sizeof(statistics));
+	fprintf(stderr, "hwoffload statistics (pid %d, mode %s, objective %s, table %s):\n%s",
+		(int)getpid(), hwoff_run_mode_name(prov->config.mode),
+		hwoff_objective_name(prov->config.objective), prov->table_source, statistics);
+}
+
+static void provider_teardown(void *provctx)
+{
+	struct hwoff_prov *prov = provctx;
+
+	if (!prov)
+		return;
+	if (prov->config.stats && prov->table)
+		print_statistics(prov);
+	for (size_t a = 0; a < HWOFF_PROV_ALGS_MAX; a++) {
+		EVP_CIPHER_free(atomic_load(&prov->software_cipher[a]));
+		EVP_MD_free(atomic_load(&prov->software_md[a]));
+	}
+	if (prov->default_provider)
+		OSSL_PROVIDER_unload(prov->default_provider);
+	OSSL_LIB_CTX_free(prov->libctx);
+	hwoff_table_free(prov->table);
+	free(prov->discovery);
+	free(prov);
+}
+
+static const OSSL_DISPATCH provider_functions[] = {
+	{ OSSL_FUNC_PROVIDER_TEARDOWN, (void (*)(void))provider_teardown },
+	{ OSSL_FUNC_PROVIDER_GETTABLE_PARAMS, (void (*)(void))provider_gettable_params },
+	{ OSSL_FUNC_PROVIDER_GET_PARAMS, (void (*)(void))provider_get_params },
+	{ OSSL_FUNC_PROVIDER_QUERY_OPERATION, (void (*)(void))provider_query },
+	{ OSSL_FUNC_PROVIDER_GET_REASON_STRINGS, (void (*)(void))provider_reason_strings },
+	{ 0, NULL },
+};
+
+static void take_core_functions(struct hwoff_prov *prov, const OSSL_DISPATCH *in)
+{
+	for (; in->function_id; in++) {
+		switch (in->function_id) {
+		case OSSL_FUNC_CORE_NEW_ERROR:
+			prov->core_new_error = OSSL_FUNC_core_new_error(in);
+			break;
+		case OSSL_FUNC_CORE_SET_ERROR_DEBUG:
+			prov->core_set_error_debug = OSSL_FUNC_core_set_error_debug(in);
+			break;
+		case OSSL_FUNC_CORE_VSET_ERROR:
+			prov->core_vset_error = OSSL_FUNC_core_vset_error(in);
+			break;
+		}
+	}
+}
+
+/*
+ * The software tier: the default provider in a child of the application's library context. A
+ * child sees the providers the application loaded; the default one is loaded into it as well,
+ * for applications that load only hwoffload.
+ */
+static int set_up_software(struct hwoff_prov *prov, const OSSL_DISPATCH *in)
+{
+	prov->libctx = OSSL_LIB_CTX_new_child(prov->handle, in);
+	if (!prov->libctx) {
+		HWOFF_RAISE(prov, HWOFF_R_INIT, "no child library context for the software tier");
+		return 0;
+	}
+	if (!OSSL_PROVIDER_available(prov->libctx, "default")) {
+		prov->default_provider = OSSL_PROVIDER_load(prov->libctx, "default");
+		if (!prov->default_provider) {
+			HWOFF_RAISE(prov, HWOFF_R_INIT,
+				    "OpenSSL's default provider does not load: hwoffload's software "
+				    "tier needs it");
+			return 0;
+		}
+	}
+	return 1;
+}
+
+int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
+		       const OSSL_DISPATCH **out, void **provctx);
+
+int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
+		       const OSSL_DISPATCH **out, void **provctx)
+{
+	struct hwoff_prov *prov;
+
+	prov = calloc(1, sizeof(*prov));
+	if (!prov)
+		return 0;
+	prov->handle = handle;
+	take_core_functions(prov, in);
+	if (hwoff_alg_count > HWOFF_PROV_ALGS_MAX) {
+		HWOFF_RAISE(prov, HWOFF_R_INIT, "%zu algorithms: raise HWOFF_PROV_ALGS_MAX and ROWS()",
+			    hwoff_alg_count);
+		goto fail;
+	}
+	if (!hwoff_config_read(prov, in) || !set_up_software(prov, in))
+		goto fail;
+	switch (set_up_routes(prov)) {
+	case 0:
+		HWOFF_RAISE(prov, HWOFF_R_INIT, "out of memory");
+		goto fail;
+	case -1:
+		goto fail;
+	}
+	build_algorithms(prov);
+	*out = provider_functions;
+	*provctx = prov;
+	return 1;
+fail:
+	provider_teardown(prov);
+	return 0;
+}

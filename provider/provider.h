@@ -1,0 +1,129 @@
+/*
+ * provider.h - what the operations (cipher.c, digest.c) share with the provider's core.
+ *
+ * The core (provider.c) reads the configuration, asks the backend what this machine offers and
+ * which path table applies, and hands each operation a struct hwoff_prov. After init that
+ * structure changes only through the backend's lock-free parts (statistics, unusable paths), so
+ * any number of threads use it at once.
+ */
+#ifndef HWOFF_PROVIDER_H
+#define HWOFF_PROVIDER_H
+
+#include <limits.h>
+#include <stdatomic.h>
+#include <stdbool.h>
+
+#include <openssl/core.h>
+#include <openssl/core_dispatch.h>
+#include <openssl/types.h>
+
+#include "backend/algs.h"
+#include "backend/discover.h"
+#include "backend/probe.h"
+#include "backend/table.h"
+
+#define HWOFF_PROV_ALGS_MAX 32 /* rows of the algorithm table the provider can serve */
+#define HWOFF_REPORT_MAX 4096
+
+/* What the provider does with a request (configuration key "mode"). */
+enum hwoff_run_mode {
+	HWOFF_RUN_AUTO, /* the path table decides */
+	HWOFF_RUN_SOFTWARE, /* always OpenSSL's default provider */
+	HWOFF_RUN_PIO, /* always the bundled engine's PIO driver */
+	HWOFF_RUN_DMA, /* always the bundled engine's DMA driver */
+};
+
+struct hwoff_config {
+	char table[PATH_MAX]; /* "" for the built-in table */
+	enum hwoff_objective objective;
+	enum hwoff_run_mode mode;
+	bool fallback; /* redo a failed kernel request in software */
+	bool stats; /* print the statistics to stderr when the provider is unloaded */
+	bool enabled[HWOFF_PROV_ALGS_MAX]; /* by row of hwoff_algs[] */
+};
+
+/* Reason codes of the errors the provider raises; provider.c has their texts. */
+enum hwoff_reason {
+	HWOFF_R_CONFIG = 1, /* a configuration key has a bad value */
+	HWOFF_R_TABLE, /* the path table file does not load */
+	HWOFF_R_INIT, /* the provider could not set itself up */
+	HWOFF_R_NO_PATH, /* mode pio or dma, and the engine has no such driver here */
+	HWOFF_R_KERNEL, /* a kernel request failed and fallback is off */
+	HWOFF_R_SOFTWARE, /* OpenSSL's default provider failed */
+	HWOFF_R_KEY_LENGTH,
+	HWOFF_R_IV_LENGTH,
+	HWOFF_R_BAD_ARGUMENT, /* NULL, too small an output buffer, a size past a limit */
+	HWOFF_R_NOT_BLOCK_MULTIPLE,
+	HWOFF_R_BAD_DECRYPT,
+	HWOFF_R_NOT_INITIALIZED,
+	HWOFF_R_PARAMETER,
+};
+
+struct hwoff_prov {
+	const OSSL_CORE_HANDLE *handle;
+	OSSL_LIB_CTX *libctx; /* a child of the application's: where software is fetched */
+	OSSL_PROVIDER *default_provider; /* loaded into libctx by us, or NULL */
+	struct hwoff_config config;
+	struct hwoff_probe probe;
+	struct hwoff_discovery *discovery;
+	struct hwoff_table *table; /* the routes of config.mode */
+	char table_source[PATH_MAX + 32]; /* the file, or what the built-in table was made from */
+	char warnings[HWOFF_REPORT_MAX]; /* about the table, one per line; "" when none */
+	/* Why mode pio/dma cannot serve a row here, by row; "" when it can. */
+	char no_path[HWOFF_PROV_ALGS_MAX][HWOFF_PROBE_REASON_MAX + 256];
+	/* The default provider's implementations, fetched on first use. */
+	_Atomic(EVP_CIPHER *) software_cipher[HWOFF_PROV_ALGS_MAX];
+	_Atomic(EVP_MD *) software_md[HWOFF_PROV_ALGS_MAX];
+
+	OSSL_FUNC_core_new_error_fn *core_new_error;
+	OSSL_FUNC_core_set_error_debug_fn *core_set_error_debug;
+	OSSL_FUNC_core_vset_error_fn *core_vset_error;
+
+	OSSL_ALGORITHM ciphers[HWOFF_PROV_ALGS_MAX + 1];
+	OSSL_ALGORITHM digests[HWOFF_PROV_ALGS_MAX + 1];
+	OSSL_DISPATCH dispatch[HWOFF_PROV_ALGS_MAX][24];
+};
+
+/* Raise an error in OpenSSL's queue: "hwoffload: REASON-TEXT: detail". */
+#define HWOFF_RAISE(prov, reason, ...) \
+	hwoff_raise(prov, reason, __FILE__, __LINE__, __func__, __VA_ARGS__)
+void hwoff_raise(const struct hwoff_prov *prov, enum hwoff_reason reason, const char *file,
+		 int line, const char *func, const char *fmt, ...)
+	__attribute__((format(printf, 6, 7)));
+
+/* The default provider's cipher or digest for a row; NULL with an error raised. */
+EVP_CIPHER *hwoff_software_cipher(struct hwoff_prov *prov, const struct hwoff_alg *alg);
+EVP_MD *hwoff_software_md(struct hwoff_prov *prov, const struct hwoff_alg *alg);
+
+/*
+ * Where a request of size bytes goes (the backend's one decision, for the configured mode and
+ * objective). Counts a fallback when the table's path is unusable. Returns NULL, with an error
+ * raised, when that path is unusable and fallback is off: the request must fail.
+ */
+struct hwoff_path *hwoff_prov_route(struct hwoff_prov *prov, const struct hwoff_alg *alg,
+				    enum hwoff_direction direction, size_t size);
+
+/*
+ * A kernel path failed (setup or request, with the transport's message): count it, mark the path
+ * unusable, and say whether the caller may redo the request in software (fallback on). When not,
+ * the error is raised.
+ */
+bool hwoff_prov_kernel_failed(struct hwoff_prov *prov, struct hwoff_path *path,
+			      enum hwoff_fallback_reason why, const char *message);
+
+/* mode pio or dma without the driver: raises the error and returns false. */
+bool hwoff_prov_can_serve(struct hwoff_prov *prov, const struct hwoff_alg *alg);
+
+/* Read the configuration: environment first, then the provider's section. config.c. */
+int hwoff_config_read(struct hwoff_prov *prov, const OSSL_DISPATCH *in);
+const char *hwoff_run_mode_name(enum hwoff_run_mode mode);
+
+/* The operations: functions shared by every row of their kind, and per row. */
+extern const OSSL_DISPATCH hwoff_cipher_functions[];
+extern const OSSL_DISPATCH hwoff_digest_functions[];
+void *hwoff_cipher_newctx(struct hwoff_prov *prov, const struct hwoff_alg *alg);
+void *hwoff_digest_newctx(struct hwoff_prov *prov, const struct hwoff_alg *alg);
+int hwoff_cipher_get_params(const struct hwoff_alg *alg, OSSL_PARAM params[]);
+int hwoff_digest_get_params(const struct hwoff_alg *alg, OSSL_PARAM params[]);
+
+#endif

@@ -1,0 +1,864 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * provider_test - hwoffload.so through OpenSSL's EVP API, against OpenSSL's default provider.
+ *
+ * Built twice from this file: test/unit/provider_test runs on the host, whose kernel has no
+ * AF_ALG, so it checks the software tier and that the provider says why; test/guest/provider_test
+ * runs in a guest with the engine and checks every path (software, auto, pio, dma). Each
+ * configuration is a provider loaded into a library context of its own, with its configuration
+ * in the environment variables the README documents; the default provider is loaded beside it
+ * as the reference. The provider's statistics show which path served.
+ */
+#define _GNU_SOURCE
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/core_names.h>
+#include <openssl/err.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+#include <openssl/provider.h>
+
+#include "backend/algs.h"
+#include "backend/discover.h"
+#include "backend/table.h"
+#include "test/testutil.h"
+
+#ifndef PROVIDER_TEST_IN_GUEST
+#error "build with -DPROVIDER_TEST_IN_GUEST=0 (host) or 1 (guest)"
+#endif
+
+#define MAX_LEN	   (1 << 20)
+#define MAX_PIECES 64
+#define ENV_KEYS   6
+
+static const char *const env_keys[ENV_KEYS] = { "HWOFFLOAD_MODE",     "HWOFFLOAD_TABLE",
+						"HWOFFLOAD_OBJECTIVE", "HWOFFLOAD_FALLBACK",
+						"HWOFFLOAD_ALGORITHMS", "HWOFFLOAD_STATS" };
+
+#if PROVIDER_TEST_IN_GUEST
+static const char *const modes[] = { "software", "auto", "pio", "dma" };
+#else
+static const char *const modes[] = { "software", "auto" };
+#endif
+#define MODES (sizeof(modes) / sizeof(modes[0]))
+
+/* Sizes around every built-in cut-off and the driver's, then large ones. */
+static const size_t edge_lens[] = { 0,   1,   15,  16,	 17,   63,   64,   65,	 199,
+				    200, 201, 255, 256,	 257,  1023, 4095, 4096, 4097,
+				    8191, 8192, 65536 + 3, 262144 };
+
+struct env {
+	OSSL_LIB_CTX *libctx;
+	OSSL_PROVIDER *hw, *ref;
+};
+
+/* "KEY=VALUE" settings, NULL-terminated; the others are unset. */
+static int load_with(struct env *e, const char *const *settings)
+{
+	const char *dir = getenv("HWOFFLOAD_PROVIDER_DIR");
+
+	for (int i = 0; i < ENV_KEYS; i++)
+		unsetenv(env_keys[i]);
+	for (; settings && *settings; settings++) {
+		char key[64];
+		const char *eq = strchr(*settings, '=');
+
+		snprintf(key, sizeof(key), "%.*s", (int)(eq - *settings), *settings);
+		setenv(key, eq + 1, 1);
+	}
+	e->libctx = OSSL_LIB_CTX_new();
+	ck_assert_ptr_nonnull(e->libctx);
+	ck_assert(OSSL_PROVIDER_set_default_search_path(e->libctx, dir ? dir : "provider/.libs"));
+	e->ref = OSSL_PROVIDER_load(e->libctx, "default");
+	ck_assert_ptr_nonnull(e->ref);
+	ERR_clear_error();
+	e->hw = OSSL_PROVIDER_load(e->libctx, "hwoffload");
+	for (int i = 0; i < ENV_KEYS; i++)
+		unsetenv(env_keys[i]);
+	return e->hw != NULL;
+}
+
+static void load(struct env *e, const char *mode, const char *fallback)
+{
+	char m[64], f[64];
+	const char *settings[] = { m, f, NULL };
+
+	snprintf(m, sizeof(m), "HWOFFLOAD_MODE=%s", mode);
+	snprintf(f, sizeof(f), "HWOFFLOAD_FALLBACK=%s", fallback);
+	if (!load_with(e, settings)) {
+		ERR_print_errors_fp(stderr);
+		ck_abort_msg("hwoffload does not load with mode=%s", mode);
+	}
+}
+
+static void unload(struct env *e)
+{
+	OSSL_PROVIDER_unload(e->hw);
+	OSSL_PROVIDER_unload(e->ref);
+	OSSL_LIB_CTX_free(e->libctx);
+}
+
+/* The whole error queue as one string, emptied. */
+static void error_text(char *buf, size_t size)
+{
+	unsigned long code;
+	const char *data;
+	int flags;
+
+	buf[0] = 0;
+	while ((code = ERR_get_error_all(NULL, NULL, NULL, &data, &flags))) {
+		char one[256];
+
+		ERR_error_string_n(code, one, sizeof(one));
+		snprintf(buf + strlen(buf), size - strlen(buf), "%s %s; ", one,
+			 (flags & ERR_TXT_STRING) ? data : "");
+	}
+}
+
+#define ck_assert_error_says(needle)                                                              \
+	do {                                                                                      \
+		char text_[4096];                                                                 \
+		error_text(text_, sizeof(text_));                                                 \
+		ck_assert_msg(strstr(text_, needle), "error '%s' does not say '%s'", text_,       \
+			      needle);                                                            \
+	} while (0)
+
+static const char *provider_param(const struct env *e, const char *key)
+{
+	static char value[8192];
+	OSSL_PARAM p[] = { OSSL_PARAM_utf8_string(key, value, sizeof(value)), OSSL_PARAM_END };
+	char *ptr = NULL;
+	OSSL_PARAM q[] = { OSSL_PARAM_utf8_ptr(key, &ptr, 0), OSSL_PARAM_END };
+
+	value[0] = 0;
+	if (OSSL_PROVIDER_get_params(e->hw, q) && OSSL_PARAM_modified(q))
+		return ptr;
+	ck_assert_msg(OSSL_PROVIDER_get_params(e->hw, p), "no provider parameter %s", key);
+	return value;
+}
+
+/* A counter ("requests", "request-failed" ...) of one path in the provider's statistics. */
+static long long path_counter(const struct env *e, const char *path, const char *counter)
+{
+	const char *stats = provider_param(e, "hwoffload-statistics");
+	char needle[160];
+	size_t n = strlen(path);
+
+	for (const char *line = stats; *line; line = strchrnul(line, '\n') + (*line != 0)) {
+		const char *field;
+
+		if (strncmp(line, path, n) || line[n] != ' ')
+			continue;
+		snprintf(needle, sizeof(needle), " %s=", counter);
+		field = strstr(line, needle);
+		if (field && field < strchrnul(line, '\n'))
+			return strtoll(field + strlen(needle), NULL, 10);
+	}
+	return 0;
+}
+
+/* ---- one stream, in pieces ---------------------------------------------------------------------- */
+
+static size_t split(struct test_rng *rng, int how, size_t len, size_t *pieces)
+{
+	switch (how) {
+	case 0: /* one shot */
+		pieces[0] = len;
+		return 1;
+	case 1: /* one byte per update, for short messages; the first 64 bytes, then the rest */
+		if (len > 300) {
+			for (size_t i = 0; i < 64; i++)
+				pieces[i] = 1;
+			pieces[64 - 1] = len - 63;
+			return 64;
+		}
+		for (size_t i = 0; i < len; i++)
+			pieces[i] = 1;
+		return len;
+	default:
+		return test_rng_split(rng, len, 1, 8, pieces);
+	}
+}
+
+static const struct hwoff_alg *row(size_t i)
+{
+	return &hwoff_algs[i];
+}
+
+/* Cipher len bytes of in through cipher in the given updates; returns the output length. */
+static size_t cipher_run(EVP_CIPHER *cipher, int enc, int padding, const unsigned char *key,
+			 const unsigned char *iv, const unsigned char *in, size_t len,
+			 const size_t *pieces, size_t count, unsigned char *out)
+{
+	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+	size_t done = 0, off = 0;
+	int outl;
+
+	ck_assert(EVP_CipherInit_ex2(ctx, cipher, key, iv, enc, NULL));
+	ck_assert(EVP_CIPHER_CTX_set_padding(ctx, padding));
+	for (size_t i = 0; i < count; i++) {
+		if (!EVP_CipherUpdate(ctx, out + done, &outl, in + off, (int)pieces[i])) {
+			ERR_print_errors_fp(stderr);
+			ck_abort_msg("%s update %zu of %zu bytes failed", EVP_CIPHER_get0_name(cipher),
+				     i, pieces[i]);
+		}
+		done += outl;
+		off += pieces[i];
+	}
+	if (!EVP_CipherFinal_ex(ctx, out + done, &outl)) {
+		ERR_print_errors_fp(stderr);
+		ck_abort_msg("%s final failed", EVP_CIPHER_get0_name(cipher));
+	}
+	EVP_CIPHER_CTX_free(ctx);
+	return done + outl;
+}
+
+static void digest_run(EVP_MD *md, const unsigned char *in, const size_t *pieces, size_t count,
+		       unsigned char *out)
+{
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new();
+	unsigned int outl;
+	size_t off = 0;
+
+	ck_assert(EVP_DigestInit_ex2(ctx, md, NULL));
+	for (size_t i = 0; i < count; i++) {
+		if (!EVP_DigestUpdate(ctx, in + off, pieces[i])) {
+			ERR_print_errors_fp(stderr);
+			ck_abort_msg("%s update failed", EVP_MD_get0_name(md));
+		}
+		off += pieces[i];
+	}
+	if (!EVP_DigestFinal_ex(ctx, out, &outl)) {
+		ERR_print_errors_fp(stderr);
+		ck_abort_msg("%s final failed", EVP_MD_get0_name(md));
+	}
+	EVP_MD_CTX_free(ctx);
+}
+
+struct buffers {
+	unsigned char *in, *out, *ref, *back;
+	size_t pieces[MAX_PIECES > 300 ? MAX_PIECES : 300];
+};
+
+static void buffers_alloc(struct buffers *b)
+{
+	b->in = malloc(MAX_LEN);
+	b->out = malloc(MAX_LEN + 32);
+	b->ref = malloc(MAX_LEN + 32);
+	b->back = malloc(MAX_LEN + 32);
+	ck_assert(b->in && b->out && b->ref && b->back);
+}
+
+static void buffers_free(struct buffers *b)
+{
+	free(b->in);
+	free(b->out);
+	free(b->ref);
+	free(b->back);
+}
+
+/* One length of one cipher row: both directions, every split, padding on and (if whole) off. */
+static void check_cipher_len(struct env *e, const struct hwoff_alg *alg, struct test_rng *rng,
+			     struct buffers *b, size_t len)
+{
+	EVP_CIPHER *hw = EVP_CIPHER_fetch(e->libctx, alg->name, "provider=hwoffload");
+	EVP_CIPHER *ref = EVP_CIPHER_fetch(e->libctx, alg->name, "provider=default");
+	unsigned char key[32], iv[16];
+	size_t one = len;
+
+	ck_assert_ptr_nonnull(hw);
+	ck_assert_ptr_nonnull(ref);
+	test_rng_fill(rng, key, sizeof(key));
+	test_rng_fill(rng, iv, sizeof(iv));
+	test_rng_fill(rng, b->in, len);
+	for (int padding = 1; padding >= 0; padding--) {
+		size_t n_ref, n;
+		char what[160];
+
+		if (!padding && alg->mode != HWOFF_MODE_CTR && len % 16)
+			continue;
+		n_ref = cipher_run(ref, 1, padding, key, iv, b->in, len, &one, 1, b->ref);
+		for (int how = 0; how < 3; how++) {
+			size_t count = split(rng, how, len, b->pieces);
+
+			snprintf(what, sizeof(what), "%s encrypt %zu bytes, split %d, padding %d",
+				 alg->name, len, how, padding);
+			n = cipher_run(hw, 1, padding, key, iv, b->in, len, b->pieces, count,
+				       b->out);
+			ck_assert_msg(n == n_ref, "%s: %zu bytes, not %zu", what, n, n_ref);
+			ck_assert_bytes_eq(what, b->out, b->ref, n);
+			count = split(rng, how, n_ref, b->pieces);
+			snprintf(what, sizeof(what), "%s decrypt %zu bytes, split %d, padding %d",
+				 alg->name, n_ref, how, padding);
+			n = cipher_run(hw, 0, padding, key, iv, b->ref, n_ref, b->pieces, count,
+				       b->back);
+			ck_assert_msg(n == len, "%s: %zu bytes, not %zu", what, n, len);
+			ck_assert_bytes_eq(what, b->back, b->in, len);
+		}
+	}
+	EVP_CIPHER_free(hw);
+	EVP_CIPHER_free(ref);
+}
+
+static void check_digest_len(struct env *e, const struct hwoff_alg *alg, struct test_rng *rng,
+			     struct buffers *b, size_t len)
+{
+	EVP_MD *hw = EVP_MD_fetch(e->libctx, alg->name, "provider=hwoffload");
+	EVP_MD *ref = EVP_MD_fetch(e->libctx, alg->name, "provider=default");
+	size_t one = len;
+
+	ck_assert_ptr_nonnull(hw);
+	ck_assert_ptr_nonnull(ref);
+	test_rng_fill(rng, b->in, len);
+	digest_run(ref, b->in, &one, 1, b->ref);
+	for (int how = 0; how < 3; how++) {
+		size_t count = split(rng, how, len, b->pieces);
+		char what[128];
+
+		snprintf(what, sizeof(what), "%s of %zu bytes, split %d", alg->name, len, how);
+		digest_run(hw, b->in, b->pieces, count, b->out);
+		ck_assert_bytes_eq(what, b->out, b->ref, alg->digest_bytes);
+	}
+	EVP_MD_free(hw);
+	EVP_MD_free(ref);
+}
+
+/* _i: row x mode. Every edge length, then random ones up to 1 MiB. */
+START_TEST(matches_default)
+{
+	const struct hwoff_alg *alg = row((size_t)_i / MODES);
+	const char *mode = modes[(size_t)_i % MODES];
+	struct test_rng rng;
+	struct buffers b;
+	struct env e;
+	long long served = 0;
+
+	test_rng_init(&rng, 0x1000 + (uint64_t)_i);
+	buffers_alloc(&b);
+	load(&e, mode, "no");
+	for (size_t k = 0; k < sizeof(edge_lens) / sizeof(edge_lens[0]) + 3; k++) {
+		size_t len = k < sizeof(edge_lens) / sizeof(edge_lens[0])
+				     ? edge_lens[k]
+				     : test_rng_range(&rng, 0, k % 2 ? 70000 : MAX_LEN - 16);
+
+		if (hwoff_alg_is_digest(alg))
+			check_digest_len(&e, alg, &rng, &b, len);
+		else
+			check_cipher_len(&e, alg, &rng, &b, len);
+	}
+	/* the forced modes served from the engine only; software from software only */
+	served = path_counter(&e, "software", "requests");
+	if (!strcmp(mode, "software"))
+		ck_assert_msg(served > 0, "software served nothing");
+	if (!strcmp(mode, "pio") || !strcmp(mode, "dma"))
+		ck_assert_msg(served == 0, "mode %s: software served %lld requests", mode, served);
+	unload(&e);
+	buffers_free(&b);
+}
+END_TEST
+
+/* ---- copies mid-stream -------------------------------------------------------------------------- */
+
+START_TEST(copy_midstream)
+{
+	const struct hwoff_alg *alg = row((size_t)_i / MODES);
+	const char *mode = modes[(size_t)_i % MODES];
+	size_t len = 3 * 65536 + 77, cut = 65536 + 21;
+	unsigned char key[32], iv[16];
+	struct test_rng rng;
+	struct buffers b;
+	struct env e;
+
+	test_rng_init(&rng, 0x2000 + (uint64_t)_i);
+	buffers_alloc(&b);
+	load(&e, mode, "no");
+	test_rng_fill(&rng, b.in, len);
+	test_rng_fill(&rng, key, sizeof(key));
+	test_rng_fill(&rng, iv, sizeof(iv));
+	if (hwoff_alg_is_digest(alg)) {
+		EVP_MD *hw = EVP_MD_fetch(e.libctx, alg->name, "provider=hwoffload");
+		EVP_MD *ref = EVP_MD_fetch(e.libctx, alg->name, "provider=default");
+		EVP_MD_CTX *a = EVP_MD_CTX_new(), *c = EVP_MD_CTX_new();
+		unsigned int n;
+
+		ck_assert(EVP_DigestInit_ex2(a, hw, NULL) && EVP_DigestUpdate(a, b.in, cut));
+		ck_assert(EVP_MD_CTX_copy_ex(c, a));
+		ck_assert(EVP_DigestUpdate(a, b.in + cut, len - cut));
+		ck_assert(EVP_DigestUpdate(c, b.in + cut, len - cut));
+		ck_assert(EVP_DigestFinal_ex(a, b.out, &n) && EVP_DigestFinal_ex(c, b.back, &n));
+		ck_assert(EVP_Digest(b.in, len, b.ref, &n, ref, NULL));
+		ck_assert_bytes_eq("original", b.out, b.ref, n);
+		ck_assert_bytes_eq("copy", b.back, b.ref, n);
+		EVP_MD_CTX_free(a);
+		EVP_MD_CTX_free(c);
+		EVP_MD_free(hw);
+		EVP_MD_free(ref);
+	} else {
+		EVP_CIPHER *hw = EVP_CIPHER_fetch(e.libctx, alg->name, "provider=hwoffload");
+		EVP_CIPHER *ref = EVP_CIPHER_fetch(e.libctx, alg->name, "provider=default");
+		EVP_CIPHER_CTX *a = EVP_CIPHER_CTX_new(), *c = EVP_CIPHER_CTX_new();
+		size_t whole = len - len % 16, n;
+		int l1, l2, l3;
+
+		n = cipher_run(ref, 1, 0, key, iv, b.in, whole, &whole, 1, b.ref);
+		ck_assert(EVP_EncryptInit_ex2(a, hw, key, iv, NULL));
+		EVP_CIPHER_CTX_set_padding(a, 0);
+		ck_assert(EVP_EncryptUpdate(a, b.out, &l1, b.in, (int)cut));
+		ck_assert(EVP_CIPHER_CTX_copy(c, a));
+		ck_assert(EVP_EncryptUpdate(a, b.out + l1, &l2, b.in + cut, (int)(whole - cut)));
+		ck_assert(EVP_EncryptFinal_ex(a, b.out + l1 + l2, &l3));
+		ck_assert_uint_eq((size_t)(l1 + l2 + l3), n);
+		ck_assert_bytes_eq("original", b.out, b.ref, n);
+		memcpy(b.back, b.out, l1);
+		ck_assert(EVP_EncryptUpdate(c, b.back + l1, &l2, b.in + cut, (int)(whole - cut)));
+		ck_assert(EVP_EncryptFinal_ex(c, b.back + l1 + l2, &l3));
+		ck_assert_bytes_eq("copy", b.back, b.ref, n);
+		EVP_CIPHER_CTX_free(a);
+		EVP_CIPHER_CTX_free(c);
+		EVP_CIPHER_free(hw);
+		EVP_CIPHER_free(ref);
+	}
+	unload(&e);
+	buffers_free(&b);
+}
+END_TEST
+
+/* ---- bad input ---------------------------------------------------------------------------------- */
+
+START_TEST(bad_cipher_input)
+{
+	unsigned char key[32] = { 0 }, iv[16] = { 0 }, buf[64] = { 0 }, out[96];
+	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+	EVP_CIPHER *cbc;
+	struct env e;
+	size_t len = 12;
+	int outl;
+	OSSL_PARAM ivlen[] = { OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, &len), OSSL_PARAM_END };
+	OSSL_PARAM keylen[] = { OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, &len), OSSL_PARAM_END };
+
+	load(&e, "software", "no");
+	cbc = EVP_CIPHER_fetch(e.libctx, "AES-128-CBC", "provider=hwoffload");
+	ck_assert_ptr_nonnull(cbc);
+
+	/* a key of the wrong length */
+	ck_assert(EVP_EncryptInit_ex2(ctx, cbc, NULL, NULL, NULL));
+	ck_assert(!EVP_CIPHER_CTX_set_params(ctx, keylen));
+	ck_assert_error_says("AES-128-CBC takes a 16-byte key, not 12");
+	/* an IV of the wrong length */
+	ck_assert(!EVP_CIPHER_CTX_set_params(ctx, ivlen));
+	ck_assert_error_says("AES-128-CBC takes a 16-byte IV, not 12");
+	/* no key */
+	ck_assert(!EVP_EncryptUpdate(ctx, out, &outl, buf, 16));
+	ck_assert_error_says("no key was set");
+	/* NULL input */
+	ck_assert(EVP_EncryptInit_ex2(ctx, cbc, key, iv, NULL));
+	ck_assert(!EVP_EncryptUpdate(ctx, out, &outl, NULL, 16));
+	ck_assert_error_says("NULL input buffer");
+	/* padding off and a partial block */
+	ck_assert(EVP_EncryptInit_ex2(ctx, cbc, key, iv, NULL));
+	EVP_CIPHER_CTX_set_padding(ctx, 0);
+	ck_assert(EVP_EncryptUpdate(ctx, out, &outl, buf, 20));
+	ck_assert(!EVP_EncryptFinal_ex(ctx, out, &outl));
+	ck_assert_error_says("padding off: 4 bytes left over");
+	/* bad padding on decryption: zeros decrypt to garbage (padding stays set, as OpenSSL's) */
+	ck_assert(EVP_DecryptInit_ex2(ctx, cbc, key, iv, NULL));
+	EVP_CIPHER_CTX_set_padding(ctx, 1);
+	ck_assert(EVP_DecryptUpdate(ctx, out, &outl, buf, 32));
+	ck_assert(!EVP_DecryptFinal_ex(ctx, out + outl, &outl));
+	ck_assert_error_says("bad padding");
+	ck_assert(EVP_DecryptInit_ex2(ctx, cbc, key, iv, NULL));
+	ck_assert(EVP_DecryptUpdate(ctx, out, &outl, buf, 20));
+	ck_assert(!EVP_DecryptFinal_ex(ctx, out + outl, &outl));
+	ck_assert_error_says("wrong final block length");
+	/* EVP_Cipher() on part of a block */
+	ck_assert(EVP_EncryptInit_ex2(ctx, cbc, key, iv, NULL));
+	ck_assert(EVP_Cipher(ctx, out, buf, 15) <= 0);
+	ck_assert_error_says("15 bytes");
+
+	EVP_CIPHER_CTX_free(ctx);
+	EVP_CIPHER_free(cbc);
+	unload(&e);
+}
+END_TEST
+
+/* The parameters applications and libssl ask for are the default provider's. */
+START_TEST(parameters_match_default)
+{
+	const struct hwoff_alg *alg = row((size_t)_i);
+	struct env e;
+
+	load(&e, "auto", "yes");
+	if (hwoff_alg_is_digest(alg)) {
+		EVP_MD *hw = EVP_MD_fetch(e.libctx, alg->name, "provider=hwoffload");
+		EVP_MD *ref = EVP_MD_fetch(e.libctx, alg->name, "provider=default");
+
+		ck_assert_int_eq(EVP_MD_get_size(hw), EVP_MD_get_size(ref));
+		ck_assert_int_eq(EVP_MD_get_block_size(hw), EVP_MD_get_block_size(ref));
+		ck_assert_uint_eq(EVP_MD_get_flags(hw), EVP_MD_get_flags(ref));
+		/* every name and alias */
+		ck_assert(EVP_MD_is_a(hw, alg->name));
+		EVP_MD_free(hw);
+		EVP_MD_free(ref);
+	} else {
+		EVP_CIPHER *hw = EVP_CIPHER_fetch(e.libctx, alg->name, "provider=hwoffload");
+		EVP_CIPHER *ref = EVP_CIPHER_fetch(e.libctx, alg->name, "provider=default");
+		EVP_CIPHER_CTX *h = EVP_CIPHER_CTX_new(), *r = EVP_CIPHER_CTX_new();
+		unsigned char key[32] = { 1 }, iv[16] = { 2 }, in[48] = { 3 }, out[48], ivh[16], ivr[16];
+		int outl;
+
+		ck_assert_int_eq(EVP_CIPHER_get_key_length(hw), EVP_CIPHER_get_key_length(ref));
+		ck_assert_int_eq(EVP_CIPHER_get_iv_length(hw), EVP_CIPHER_get_iv_length(ref));
+		ck_assert_int_eq(EVP_CIPHER_get_block_size(hw), EVP_CIPHER_get_block_size(ref));
+		ck_assert_int_eq(EVP_CIPHER_get_mode(hw), EVP_CIPHER_get_mode(ref));
+		ck_assert_uint_eq(EVP_CIPHER_get_flags(hw), EVP_CIPHER_get_flags(ref));
+		/* the updated IV and num after 37 bytes */
+		ck_assert(EVP_EncryptInit_ex2(h, hw, key, iv, NULL));
+		ck_assert(EVP_EncryptInit_ex2(r, ref, key, iv, NULL));
+		ck_assert(EVP_EncryptUpdate(h, out, &outl, in, 37));
+		ck_assert(EVP_EncryptUpdate(r, out, &outl, in, 37));
+		ck_assert_int_eq(EVP_CIPHER_CTX_get_num(h), EVP_CIPHER_CTX_get_num(r));
+		if (alg->iv_bytes) {
+			ck_assert(EVP_CIPHER_CTX_get_updated_iv(h, ivh, sizeof(ivh)));
+			ck_assert(EVP_CIPHER_CTX_get_updated_iv(r, ivr, sizeof(ivr)));
+			ck_assert_bytes_eq("updated iv", ivh, ivr, 16);
+			ck_assert(EVP_CIPHER_CTX_get_original_iv(h, ivh, sizeof(ivh)));
+			ck_assert_bytes_eq("original iv", ivh, iv, 16);
+		}
+		EVP_CIPHER_CTX_free(h);
+		EVP_CIPHER_CTX_free(r);
+		EVP_CIPHER_free(hw);
+		EVP_CIPHER_free(ref);
+	}
+	unload(&e);
+}
+END_TEST
+
+/* ---- configuration ------------------------------------------------------------------------------ */
+
+static const struct {
+	const char *setting;
+	const char *says;
+} bad_configs[] = {
+	{ "HWOFFLOAD_MODE=fast", "key 'mode' (from environment variable HWOFFLOAD_MODE): 'fast'" },
+	{ "HWOFFLOAD_OBJECTIVE=latency", "key 'objective'" },
+	{ "HWOFFLOAD_FALLBACK=maybe", "key 'fallback'" },
+	{ "HWOFFLOAD_STATS=2", "key 'stats'" },
+	{ "HWOFFLOAD_ALGORITHMS=AES-128-CBC,ROT13", "'ROT13' is not an algorithm" },
+	{ "HWOFFLOAD_ALGORITHMS=,", "key 'algorithms'" },
+	{ "HWOFFLOAD_TABLE=", "key 'table'" },
+	{ "HWOFFLOAD_TABLE=/nonexistent/table", "/nonexistent/table" },
+};
+
+START_TEST(bad_configuration)
+{
+	const char *settings[] = { bad_configs[_i].setting, NULL };
+	struct env e;
+
+	ck_assert_msg(!load_with(&e, settings), "%s: loaded", bad_configs[_i].setting);
+	ck_assert_error_says(bad_configs[_i].says);
+	OSSL_PROVIDER_unload(e.ref);
+	OSSL_LIB_CTX_free(e.libctx);
+}
+END_TEST
+
+/* A malformed table file: the provider does not load, and says FILE:LINE. */
+START_TEST(bad_table_file)
+{
+	char path[4096], setting[4200], expect[4200];
+	const char *settings[] = { setting, NULL };
+	const char *srcdir = getenv("top_srcdir");
+	struct env e;
+
+	snprintf(path, sizeof(path), "%s/test/data/table-bad/range-decreasing.txt",
+		 srcdir ? srcdir : ".");
+	ck_assert_msg(access(path, R_OK) == 0, "%s is missing", path);
+	snprintf(setting, sizeof(setting), "HWOFFLOAD_TABLE=%s", path);
+	ck_assert(!load_with(&e, settings));
+	snprintf(expect, sizeof(expect), "%s:", path);
+	ck_assert_error_says(expect);
+	OSSL_PROVIDER_unload(e.ref);
+	OSSL_LIB_CTX_free(e.libctx);
+}
+END_TEST
+
+/* algorithms = LIST offers those and no others. */
+START_TEST(algorithm_list)
+{
+	const char *settings[] = { "HWOFFLOAD_ALGORITHMS=aes128, SHA256", NULL };
+	EVP_CIPHER *c;
+	EVP_MD *md;
+	struct env e;
+
+	ck_assert(load_with(&e, settings));
+	c = EVP_CIPHER_fetch(e.libctx, "AES-128-CBC", "provider=hwoffload");
+	md = EVP_MD_fetch(e.libctx, "SHA2-256", "provider=hwoffload");
+	ck_assert(c && md);
+	EVP_CIPHER_free(c);
+	EVP_MD_free(md);
+	c = EVP_CIPHER_fetch(e.libctx, "AES-256-CBC", "provider=hwoffload");
+	md = EVP_MD_fetch(e.libctx, "MD5", "provider=hwoffload");
+	ck_assert(!c && !md);
+	ERR_clear_error();
+	unload(&e);
+}
+END_TEST
+
+/* ---- where this runs ---------------------------------------------------------------------------- */
+
+#if !PROVIDER_TEST_IN_GUEST
+/* No AF_ALG here: the provider loads, serves software, says why; pio/dma fail clearly. */
+START_TEST(no_af_alg)
+{
+	unsigned char key[16] = { 0 }, iv[16] = { 0 };
+	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+	EVP_CIPHER *cbc;
+	EVP_MD_CTX *mctx = EVP_MD_CTX_new();
+	EVP_MD *md;
+	struct env e;
+
+	load(&e, "auto", "yes");
+	ck_assert_str_eq(provider_param(&e, "hwoffload-af-alg"), "unavailable");
+	ck_assert_msg(strstr(provider_param(&e, "hwoffload-af-alg-reason"), "AF_ALG"),
+		      "reason: %s", provider_param(&e, "hwoffload-af-alg-reason"));
+	ck_assert_msg(strstr(provider_param(&e, OSSL_PROV_PARAM_NAME), "software only"), "name");
+	unload(&e);
+
+	load(&e, "pio", "yes");
+	cbc = EVP_CIPHER_fetch(e.libctx, "AES-128-CBC", "provider=hwoffload");
+	ck_assert(!EVP_EncryptInit_ex2(ctx, cbc, key, iv, NULL));
+	ck_assert_error_says("mode=pio: AF_ALG is unavailable");
+	md = EVP_MD_fetch(e.libctx, "SHA2-256", "provider=hwoffload");
+	ck_assert(!EVP_DigestInit_ex2(mctx, md, NULL));
+	ck_assert_error_says("mode=pio: AF_ALG is unavailable");
+	EVP_CIPHER_free(cbc);
+	EVP_MD_free(md);
+	EVP_CIPHER_CTX_free(ctx);
+	EVP_MD_CTX_free(mctx);
+	unload(&e);
+}
+END_TEST
+#else
+static const char *engine_driver(const char *kernel_name, enum hwoff_impl_class class)
+{
+	static struct hwoff_discovery d;
+	static char driver[HWOFF_NAME_MAX];
+	char err[256];
+
+	ck_assert_msg(hwoff_discover(&d, err, sizeof(err)) == 0, "%s", err);
+	for (size_t i = 0; i < d.count; i++)
+		if (d.impls[i].class == class && !strcmp(d.impls[i].name, kernel_name)) {
+			snprintf(driver, sizeof(driver), "%s", d.impls[i].driver);
+			return driver;
+		}
+	ck_abort_msg("no %s driver of the engine for %s", hwoff_impl_class_name(class),
+		     kernel_name);
+	return NULL;
+}
+
+START_TEST(af_alg_here)
+{
+	struct env e;
+
+	load(&e, "auto", "yes");
+	ck_assert_str_eq(provider_param(&e, "hwoffload-af-alg"), "available");
+	ck_assert_str_eq(provider_param(&e, "hwoffload-af-alg-reason"), "");
+	unload(&e);
+}
+END_TEST
+
+/*
+ * A table that sends 0-63 B to software, 64 B-8 KiB to PIO and larger to DMA: a stream whose
+ * updates cross those sizes gives the bytes of one path, and every path served.
+ */
+START_TEST(path_switch_midstream)
+{
+	const struct hwoff_alg *alg = row((size_t)_i);
+	static const size_t updates[] = { 16, 9000, 96, 32, 20000, 48, 16, 4096, 296, 65536 };
+	const char *pio = engine_driver(alg->kernel_name, HWOFF_IMPL_ENGINE_PIO);
+	char dma[HWOFF_NAME_MAX], table_path[] = "/tmp/hwoffload-switch-XXXXXX", setting[128];
+	const char *settings[] = { setting, "HWOFFLOAD_FALLBACK=no", NULL };
+	struct hwoff_table *t = hwoff_table_new();
+	size_t total = 0, n_ref;
+	struct test_rng rng;
+	struct buffers b;
+	struct env e;
+	char err[256];
+	FILE *f;
+	int fd;
+
+	snprintf(dma, sizeof(dma), "%s", engine_driver(alg->kernel_name, HWOFF_IMPL_ENGINE_DMA));
+	{
+		const struct hwoff_range_spec ranges[] = {
+			{ 0, HWOFF_SOFTWARE }, { 64, pio }, { 8192, dma } };
+
+		for (int dir = 0; dir < HWOFF_DIRECTION_COUNT; dir++)
+			if ((dir == HWOFF_DIGEST) == hwoff_alg_is_digest(alg))
+				ck_assert_msg(!hwoff_table_set(t, alg, alg->key_bytes * 8, dir,
+							       HWOFF_THROUGHPUT, ranges, 3, err,
+							       sizeof(err)),
+					      "%s", err);
+	}
+	fd = mkstemp(table_path);
+	f = fdopen(fd, "w");
+	ck_assert(f && hwoff_table_write(t, f, "path_switch_midstream") == 0);
+	fclose(f);
+	hwoff_table_free(t);
+	snprintf(setting, sizeof(setting), "HWOFFLOAD_TABLE=%s", table_path);
+	ck_assert(load_with(&e, settings));
+	unlink(table_path);
+
+	test_rng_init(&rng, 0x3000 + (uint64_t)_i);
+	buffers_alloc(&b);
+	for (size_t i = 0; i < sizeof(updates) / sizeof(updates[0]); i++)
+		total += b.pieces[i] = updates[i];
+	test_rng_fill(&rng, b.in, total);
+	if (hwoff_alg_is_digest(alg)) {
+		EVP_MD *hw = EVP_MD_fetch(e.libctx, alg->name, "provider=hwoffload");
+		EVP_MD *ref = EVP_MD_fetch(e.libctx, alg->name, "provider=default");
+
+		/* a digest goes one way per message, by its size: 16 B, 100 B, 5000 B, 70000 B */
+		for (size_t len = 16; len <= 70000; len = len < 5000 ? len * 6 + 4 : len * 14) {
+			size_t count = test_rng_split(&rng, len, 1, 8, b.pieces + 16);
+
+			digest_run(ref, b.in, &len, 1, b.ref);
+			digest_run(hw, b.in, b.pieces + 16, count, b.out);
+			ck_assert_bytes_eq(alg->name, b.out, b.ref, alg->digest_bytes);
+		}
+		EVP_MD_free(hw);
+		EVP_MD_free(ref);
+	} else {
+		EVP_CIPHER *hw = EVP_CIPHER_fetch(e.libctx, alg->name, "provider=hwoffload");
+		EVP_CIPHER *ref = EVP_CIPHER_fetch(e.libctx, alg->name, "provider=default");
+		unsigned char key[32], iv[16];
+
+		test_rng_fill(&rng, key, sizeof(key));
+		test_rng_fill(&rng, iv, sizeof(iv));
+		for (int enc = 1; enc >= 0; enc--) {
+			n_ref = cipher_run(ref, enc, 0, key, iv, b.in, total, &total, 1, b.ref);
+			ck_assert_uint_eq(cipher_run(hw, enc, 0, key, iv, b.in, total, b.pieces,
+						     sizeof(updates) / sizeof(updates[0]), b.out),
+					  n_ref);
+			ck_assert_bytes_eq(enc ? "encrypt" : "decrypt", b.out, b.ref, n_ref);
+		}
+		EVP_CIPHER_free(hw);
+		EVP_CIPHER_free(ref);
+	}
+	ck_assert_msg(path_counter(&e, "software", "requests") > 0, "software served nothing");
+	ck_assert_msg(path_counter(&e, pio, "requests") > 0, "%s served nothing", pio);
+	ck_assert_msg(path_counter(&e, dma, "requests") > 0, "%s served nothing", dma);
+	unload(&e);
+	buffers_free(&b);
+}
+END_TEST
+
+static void write_knob(const char *name, int value)
+{
+	char pattern[256];
+	glob_t g;
+	FILE *f;
+
+	snprintf(pattern, sizeof(pattern), "/sys/kernel/debug/hwoffload/*/%s", name);
+	ck_assert_msg(glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc == 1, "%s: no single match",
+		      pattern);
+	f = fopen(g.gl_pathv[0], "w");
+	ck_assert_msg(f && fprintf(f, "%d\n", value) > 0 && fclose(f) == 0, "cannot write %s",
+		      g.gl_pathv[0]);
+	globfree(&g);
+}
+
+/*
+ * A DMA error on the engine: with fallback on, software redoes the request and the bytes are
+ * right; with it off, the request fails with the kernel's reason. Never wrong bytes.
+ */
+START_TEST(kernel_fault)
+{
+	const struct hwoff_alg *alg = hwoff_alg_by_name(_i < 2 ? "AES-256-CBC" : "SHA2-256");
+	const char *fallback = _i % 2 ? "no" : "yes";
+	const char *dma = engine_driver(alg->kernel_name, HWOFF_IMPL_ENGINE_DMA);
+	unsigned char key[32], iv[16];
+	size_t len = 65536;
+	struct test_rng rng;
+	struct buffers b;
+	struct env e;
+	int ok;
+
+	test_rng_init(&rng, 0x5000 + (uint64_t)_i);
+	buffers_alloc(&b);
+	test_rng_fill(&rng, b.in, len);
+	test_rng_fill(&rng, key, sizeof(key));
+	test_rng_fill(&rng, iv, sizeof(iv));
+	load(&e, "dma", fallback);
+	write_knob("fault_dma_error", 1);
+	if (hwoff_alg_is_digest(alg)) {
+		EVP_MD *hw = EVP_MD_fetch(e.libctx, alg->name, "provider=hwoffload");
+		EVP_MD *ref = EVP_MD_fetch(e.libctx, alg->name, "provider=default");
+		unsigned int n;
+
+		ok = EVP_Digest(b.in, len, b.out, &n, hw, NULL);
+		ck_assert(EVP_Digest(b.in, len, b.ref, &n, ref, NULL));
+		EVP_MD_free(hw);
+		EVP_MD_free(ref);
+	} else {
+		EVP_CIPHER *hw = EVP_CIPHER_fetch(e.libctx, alg->name, "provider=hwoffload");
+		EVP_CIPHER *ref = EVP_CIPHER_fetch(e.libctx, alg->name, "provider=default");
+		EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+		int outl;
+
+		ck_assert(EVP_EncryptInit_ex2(ctx, hw, key, iv, NULL));
+		ok = EVP_EncryptUpdate(ctx, b.out, &outl, b.in, (int)len);
+		cipher_run(ref, 1, 0, key, iv, b.in, len, &len, 1, b.ref);
+		EVP_CIPHER_CTX_free(ctx);
+		EVP_CIPHER_free(hw);
+		EVP_CIPHER_free(ref);
+	}
+	write_knob("fault_dma_error", 0);
+	ck_assert_msg(path_counter(&e, dma, "errors") == 1, "%s: no error counted", dma);
+	if (!strcmp(fallback, "yes")) {
+		ck_assert_msg(ok, "fallback on, yet the request failed");
+		ck_assert_bytes_eq("software's redo", b.out, b.ref,
+				   hwoff_alg_is_digest(alg) ? alg->digest_bytes : len);
+		ck_assert_int_eq(path_counter(&e, dma, "request-failed"), 1);
+		ck_assert_int_eq(path_counter(&e, "software", "requests"), 1);
+	} else {
+		ck_assert_msg(!ok, "fallback off, yet the request succeeded");
+		ck_assert_error_says(dma);
+	}
+	unload(&e);
+	buffers_free(&b);
+}
+END_TEST
+#endif
+
+static Suite *provider_suite(void)
+{
+	Suite *s = suite_create(PROVIDER_TEST_IN_GUEST ? "provider (guest)" : "provider (host)");
+	TCase *tc = tcase_create("provider");
+
+	tcase_set_timeout(tc, 900);
+	tcase_add_loop_test(tc, matches_default, 0, (int)(hwoff_alg_count * MODES));
+	tcase_add_loop_test(tc, copy_midstream, 0, (int)(hwoff_alg_count * MODES));
+	tcase_add_loop_test(tc, parameters_match_default, 0, (int)hwoff_alg_count);
+	tcase_add_test(tc, bad_cipher_input);
+	tcase_add_loop_test(tc, bad_configuration, 0,
+			    (int)(sizeof(bad_configs) / sizeof(bad_configs[0])));
+	tcase_add_test(tc, bad_table_file);
+	tcase_add_test(tc, algorithm_list);
+#if PROVIDER_TEST_IN_GUEST
+	tcase_add_test(tc, af_alg_here);
+	tcase_add_loop_test(tc, path_switch_midstream, 0, (int)hwoff_alg_count);
+	tcase_add_loop_test(tc, kernel_fault, 0, 4);
+#else
+	tcase_add_test(tc, no_af_alg);
+#endif
+	suite_add_tcase(s, tc);
+	return s;
+}
+
+int main(void)
+{
+	return test_run_suite(provider_suite());
+}
