@@ -678,6 +678,14 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 			c->keystream_known = false;
 		c->num = value;
 	}
+	/* libssl's CBC record layer expects the cipher to strip padding and MAC: say we do not. */
+	p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION);
+	if (p) {
+		HWOFF_RAISE(c->prov, HWOFF_R_PARAMETER,
+			    "%s: hwoffload does not do the TLS record layer (%s)", c->alg->name,
+			    p->key);
+		return 0;
+	}
 	/* Fixed by the algorithm: setting them is allowed only to the same value. */
 	p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN);
 	if (p) {
