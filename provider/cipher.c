@@ -24,7 +24,6 @@
 #define AES_BLOCK	 16
 #define AES_KEY_MAX	 32
 #define KERNEL_SESSIONS	 4 /* distinct kernel paths one stream has used: PIO and DMA in practice */
-#define SOFTWARE_PIECE	 (1 << 30) /* EVP_CipherUpdate() counts in int */
 
 struct kernel_session {
 	struct hwoff_path *path;
@@ -46,7 +45,8 @@ struct cipher_ctx {
 	unsigned char keystream[AES_BLOCK]; /* CTR: the keystream block num points into */
 	unsigned int num; /* CTR: bytes of the current keystream block used; 0 = none */
 	bool keystream_known;
-	EVP_CIPHER_CTX *software;
+	const struct hwoff_software *sw; /* the default provider's functions, once used */
+	void *software; /* its context */
 	bool software_keyed;
 	bool software_chain_current;
 	struct kernel_session kernel[KERNEL_SESSIONS];
@@ -182,31 +182,32 @@ static int software_crypt(struct cipher_ctx *c, const unsigned char *in, unsigne
 			  size_t len)
 {
 	const unsigned char *iv = c->alg->iv_bytes ? c->chain : NULL;
-	int outl;
+	size_t iv_len = c->alg->iv_bytes, outl;
+	OSSL_FUNC_cipher_encrypt_init_fn *init;
 
-	if (!c->software_keyed) {
-		EVP_CIPHER *cipher = hwoff_software_cipher(c->prov, c->alg);
-
-		if (!cipher)
+	if (!c->sw) {
+		c->sw = hwoff_software_of(c->prov, c->alg);
+		if (!c->sw)
 			return 0;
+	}
+	init = c->encrypt ? c->sw->cipher.encrypt_init : c->sw->cipher.decrypt_init;
+	if (!c->software_keyed) {
+		unsigned int no_padding = 0;
+		const OSSL_PARAM params[] = {
+			OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, &no_padding),
+			OSSL_PARAM_END,
+		};
+
 		if (!c->software)
-			c->software = EVP_CIPHER_CTX_new();
-		if (!c->software ||
-		    !EVP_CipherInit_ex2(c->software, cipher, c->key, iv, c->encrypt, NULL) ||
-		    !EVP_CIPHER_CTX_set_padding(c->software, 0))
+			c->software = c->sw->cipher.newctx(c->sw->provctx);
+		if (!c->software || !init(c->software, c->key, c->alg->key_bytes, iv, iv_len, params))
 			goto fail;
 		c->software_keyed = true;
-	} else if (!c->software_chain_current && iv &&
-		   !EVP_CipherInit_ex2(c->software, NULL, NULL, iv, c->encrypt, NULL)) {
+	} else if (!c->software_chain_current && iv && !init(c->software, NULL, 0, iv, iv_len, NULL)) {
 		goto fail;
 	}
-	for (size_t done = 0; done < len; done += outl) {
-		size_t piece = len - done < SOFTWARE_PIECE ? len - done : SOFTWARE_PIECE;
-
-		if (!EVP_CipherUpdate(c->software, out + done, &outl, in + done, (int)piece) ||
-		    (size_t)outl != piece)
-			goto fail;
-	}
+	if (!c->sw->cipher.cipher(c->software, out, &outl, len, in, len) || outl != len)
+		goto fail;
 	chain_moved_by(c, NULL);
 	/* After a partial CTR block OpenSSL keeps the rest of that keystream; we keep our own. */
 	c->software_chain_current = !(is_ctr(c) && len % AES_BLOCK);
@@ -316,7 +317,8 @@ static void cipher_freectx(void *vctx)
 	if (!c)
 		return;
 	drop_kernel_sessions(c);
-	EVP_CIPHER_CTX_free(c->software);
+	if (c->software)
+		c->sw->cipher.freectx(c->software);
 	OPENSSL_clear_free(c, sizeof(*c));
 }
 
@@ -329,14 +331,12 @@ static void *cipher_dupctx(void *vctx)
 	/* The copy makes its own kernel sessions when it needs them, from its chaining value. */
 	memset(c->kernel, 0, sizeof(c->kernel));
 	c->software = NULL;
-	c->software_keyed = false;
-	if (src->software_keyed) {
-		c->software = EVP_CIPHER_CTX_new();
-		if (!c->software || !EVP_CIPHER_CTX_copy(c->software, src->software)) {
+	if (src->software) {
+		c->software = src->sw->cipher.dupctx(src->software);
+		if (!c->software) {
 			cipher_freectx(c);
 			return NULL;
 		}
-		c->software_keyed = true;
 	}
 	return c;
 }

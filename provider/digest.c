@@ -42,7 +42,8 @@ struct digest_ctx {
 	struct hwoff_hash *kernel; /* on kernel_path, kept across messages */
 	struct hwoff_path *kernel_path;
 	bool kernel_fresh; /* no partial message in kernel */
-	EVP_MD_CTX *software;
+	const struct hwoff_software *sw; /* the default provider's functions, once used */
+	void *software; /* its context */
 };
 
 static struct hwoff_path *software_path(struct digest_ctx *c)
@@ -82,14 +83,15 @@ static void drop_kernel(struct digest_ctx *c)
 /* Software takes the message from here, starting with what is buffered. */
 static int start_software(struct digest_ctx *c)
 {
-	EVP_MD *md = hwoff_software_md(c->prov, c->alg);
-
-	if (!md)
-		return 0;
+	if (!c->sw) {
+		c->sw = hwoff_software_of(c->prov, c->alg);
+		if (!c->sw)
+			return 0;
+	}
 	if (!c->software)
-		c->software = EVP_MD_CTX_new();
-	if (!c->software || !EVP_DigestInit_ex2(c->software, md, NULL) ||
-	    !EVP_DigestUpdate(c->software, c->buf, c->buf_len)) {
+		c->software = c->sw->digest.newctx(c->sw->provctx);
+	if (!c->software || !c->sw->digest.init(c->software, NULL) ||
+	    !c->sw->digest.update(c->software, c->buf, c->buf_len)) {
 		HWOFF_RAISE(c->prov, HWOFF_R_SOFTWARE, "%s in the default provider failed",
 			    c->alg->name);
 		return 0;
@@ -102,7 +104,7 @@ static int start_software(struct digest_ctx *c)
 
 static int software_update(struct digest_ctx *c, const void *data, size_t len)
 {
-	if (EVP_DigestUpdate(c->software, data, len))
+	if (c->sw->digest.update(c->software, data, len))
 		return 1;
 	HWOFF_RAISE(c->prov, HWOFF_R_SOFTWARE, "%s in the default provider failed", c->alg->name);
 	return 0;
@@ -220,7 +222,8 @@ static void digest_freectx(void *vctx)
 	if (!c)
 		return;
 	drop_kernel(c);
-	EVP_MD_CTX_free(c->software);
+	if (c->software)
+		c->sw->digest.freectx(c->software);
 	OPENSSL_clear_free(c->buf, c->buf_cap);
 	OPENSSL_clear_free(c, sizeof(*c));
 }
@@ -239,9 +242,9 @@ static void *digest_dupctx(void *vctx)
 	c->software = NULL;
 	if (!append(c, src->buf, src->buf_len))
 		goto fail;
-	if (src->state == DIGEST_SOFTWARE) {
-		c->software = EVP_MD_CTX_new();
-		if (!c->software || !EVP_MD_CTX_copy_ex(c->software, src->software))
+	if (src->software) {
+		c->software = src->sw->digest.dupctx(src->software);
+		if (!c->software)
 			goto fail;
 	}
 	if (src->state == DIGEST_KERNEL) {
@@ -304,7 +307,7 @@ static int digest_update(void *vctx, const unsigned char *in, size_t inl)
 static int digest_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
 {
 	struct digest_ctx *c = vctx;
-	unsigned int mdlen;
+	size_t mdlen;
 
 	if (c->state == DIGEST_FINISHED) {
 		HWOFF_RAISE(c->prov, HWOFF_R_NOT_INITIALIZED, "%s: final without init",
@@ -331,7 +334,7 @@ static int digest_final(void *vctx, unsigned char *out, size_t *outl, size_t out
 		if (!kernel_failed(c, 0))
 			return 0;
 	}
-	if (!EVP_DigestFinal_ex(c->software, out, &mdlen)) {
+	if (!c->sw->digest.final(c->software, out, &mdlen, outsize)) {
 		HWOFF_RAISE(c->prov, HWOFF_R_SOFTWARE, "%s in the default provider failed",
 			    c->alg->name);
 		return 0;

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include <openssl/core_names.h>
@@ -60,45 +61,120 @@ void hwoff_raise(const struct hwoff_prov *prov, enum hwoff_reason reason, const 
 	va_end(ap);
 }
 
-/* ---- software: the default provider's implementations, fetched once per row -------------------- */
+/* ---- software: the default provider's implementations, found once per row -------------------- */
 
-EVP_CIPHER *hwoff_software_cipher(struct hwoff_prov *prov, const struct hwoff_alg *alg)
+static bool first_name_is(const char *names, const char *name)
 {
-	_Atomic(EVP_CIPHER *) *slot = &prov->software_cipher[hwoff_alg_index(alg)];
-	EVP_CIPHER *cipher = atomic_load(slot), *expected = NULL;
+	size_t len = strcspn(names, ":");
 
-	if (cipher)
-		return cipher;
-	cipher = EVP_CIPHER_fetch(prov->libctx, alg->name, SOFTWARE_PROPERTIES);
-	if (!cipher) {
-		HWOFF_RAISE(prov, HWOFF_R_SOFTWARE, "the default provider has no %s", alg->name);
-		return NULL;
-	}
-	/* Another thread may have fetched it first: keep one. */
-	if (!atomic_compare_exchange_strong(slot, &expected, cipher)) {
-		EVP_CIPHER_free(cipher);
-		cipher = expected;
-	}
-	return cipher;
+	return strlen(name) == len && strncasecmp(names, name, len) == 0;
 }
 
-EVP_MD *hwoff_software_md(struct hwoff_prov *prov, const struct hwoff_alg *alg)
+static void take_software_cipher_functions(struct hwoff_software *sw, const OSSL_DISPATCH *fn)
 {
-	_Atomic(EVP_MD *) *slot = &prov->software_md[hwoff_alg_index(alg)];
-	EVP_MD *md = atomic_load(slot), *expected = NULL;
+	for (; fn->function_id; fn++) {
+		switch (fn->function_id) {
+		case OSSL_FUNC_CIPHER_NEWCTX:
+			sw->cipher.newctx = OSSL_FUNC_cipher_newctx(fn);
+			break;
+		case OSSL_FUNC_CIPHER_ENCRYPT_INIT:
+			sw->cipher.encrypt_init = OSSL_FUNC_cipher_encrypt_init(fn);
+			break;
+		case OSSL_FUNC_CIPHER_DECRYPT_INIT:
+			sw->cipher.decrypt_init = OSSL_FUNC_cipher_decrypt_init(fn);
+			break;
+		case OSSL_FUNC_CIPHER_CIPHER:
+			sw->cipher.cipher = OSSL_FUNC_cipher_cipher(fn);
+			break;
+		case OSSL_FUNC_CIPHER_FREECTX:
+			sw->cipher.freectx = OSSL_FUNC_cipher_freectx(fn);
+			break;
+		case OSSL_FUNC_CIPHER_DUPCTX:
+			sw->cipher.dupctx = OSSL_FUNC_cipher_dupctx(fn);
+			break;
+		}
+	}
+}
 
-	if (md)
-		return md;
-	md = EVP_MD_fetch(prov->libctx, alg->name, SOFTWARE_PROPERTIES);
-	if (!md) {
-		HWOFF_RAISE(prov, HWOFF_R_SOFTWARE, "the default provider has no %s", alg->name);
-		return NULL;
+static void take_software_digest_functions(struct hwoff_software *sw, const OSSL_DISPATCH *fn)
+{
+	for (; fn->function_id; fn++) {
+		switch (fn->function_id) {
+		case OSSL_FUNC_DIGEST_NEWCTX:
+			sw->digest.newctx = OSSL_FUNC_digest_newctx(fn);
+			break;
+		case OSSL_FUNC_DIGEST_INIT:
+			sw->digest.init = OSSL_FUNC_digest_init(fn);
+			break;
+		case OSSL_FUNC_DIGEST_UPDATE:
+			sw->digest.update = OSSL_FUNC_digest_update(fn);
+			break;
+		case OSSL_FUNC_DIGEST_FINAL:
+			sw->digest.final = OSSL_FUNC_digest_final(fn);
+			break;
+		case OSSL_FUNC_DIGEST_FREECTX:
+			sw->digest.freectx = OSSL_FUNC_digest_freectx(fn);
+			break;
+		case OSSL_FUNC_DIGEST_DUPCTX:
+			sw->digest.dupctx = OSSL_FUNC_digest_dupctx(fn);
+			break;
+		}
 	}
-	if (!atomic_compare_exchange_strong(slot, &expected, md)) {
+}
+
+/* Under software_lock: the default provider's entry for alg, and the functions we call. */
+static int find_software(struct hwoff_prov *prov, const struct hwoff_alg *alg)
+{
+	struct hwoff_software *sw = &prov->software[hwoff_alg_index(alg)];
+	bool digest = hwoff_alg_is_digest(alg);
+	const OSSL_ALGORITHM *a;
+	int no_cache;
+
+	if (!prov->software_provider) {
+		/* Fetching through the child context finds the default provider, wherever it is. */
+		EVP_MD *md = EVP_MD_fetch(prov->libctx, "SHA2-256", SOFTWARE_PROPERTIES);
+
+		if (!md)
+			return 0;
+		prov->software_provider = (OSSL_PROVIDER *)EVP_MD_get0_provider(md);
 		EVP_MD_free(md);
-		md = expected;
 	}
-	return md;
+	if (!prov->software_algorithms[digest])
+		prov->software_algorithms[digest] = OSSL_PROVIDER_query_operation(
+			prov->software_provider, digest ? OSSL_OP_DIGEST : OSSL_OP_CIPHER, &no_cache);
+	for (a = prov->software_algorithms[digest]; a && a->algorithm_names; a++)
+		if (first_name_is(a->algorithm_names, alg->name))
+			break;
+	if (!a || !a->algorithm_names)
+		return 0;
+	memset(sw, 0, sizeof(*sw));
+	sw->provctx = OSSL_PROVIDER_get0_provider_ctx(prov->software_provider);
+	if (digest) {
+		take_software_digest_functions(sw, a->implementation);
+		return sw->digest.newctx && sw->digest.freectx && sw->digest.dupctx &&
+		       sw->digest.init && sw->digest.update && sw->digest.final;
+	}
+	take_software_cipher_functions(sw, a->implementation);
+	return sw->cipher.newctx && sw->cipher.freectx && sw->cipher.dupctx &&
+	       sw->cipher.encrypt_init && sw->cipher.decrypt_init && sw->cipher.cipher;
+}
+
+const struct hwoff_software *hwoff_software_of(struct hwoff_prov *prov, const struct hwoff_alg *alg)
+{
+	size_t row = hwoff_alg_index(alg);
+	int found;
+
+	if (atomic_load_explicit(&prov->software_found[row], memory_order_acquire))
+		return &prov->software[row];
+	pthread_mutex_lock(&prov->software_lock);
+	found = atomic_load(&prov->software_found[row]) || find_software(prov, alg);
+	if (found)
+		atomic_store_explicit(&prov->software_found[row], true, memory_order_release);
+	pthread_mutex_unlock(&prov->software_lock);
+	if (found)
+		return &prov->software[row];
+	HWOFF_RAISE(prov, HWOFF_R_SOFTWARE, "the default provider has no %s", alg->name);
+	return NULL;
 }
 
 /* ---- routes ---------------------------------------------------------------------------------- */
@@ -460,10 +536,12 @@ static void provider_teardown(void *provctx)
 		return;
 	if (prov->config.stats && prov->table)
 		print_statistics(prov);
-	for (size_t a = 0; a < HWOFF_PROV_ALGS_MAX; a++) {
-		EVP_CIPHER_free(atomic_load(&prov->software_cipher[a]));
-		EVP_MD_free(atomic_load(&prov->software_md[a]));
-	}
+	for (int digest = 0; digest < 2; digest++)
+		if (prov->software_algorithms[digest])
+			OSSL_PROVIDER_unquery_operation(prov->software_provider,
+							digest ? OSSL_OP_DIGEST : OSSL_OP_CIPHER,
+							prov->software_algorithms[digest]);
+	pthread_mutex_destroy(&prov->software_lock);
 	if (prov->default_provider)
 		OSSL_PROVIDER_unload(prov->default_provider);
 	OSSL_LIB_CTX_free(prov->libctx);
@@ -534,6 +612,7 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
 	if (!prov)
 		return 0;
 	prov->handle = handle;
+	pthread_mutex_init(&prov->software_lock, NULL);
 	take_core_functions(prov, in);
 	if (hwoff_alg_count > HWOFF_PROV_ALGS_MAX) {
 		HWOFF_RAISE(prov, HWOFF_R_INIT, "%zu algorithms: raise HWOFF_PROV_ALGS_MAX and ROWS()",

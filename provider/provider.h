@@ -10,6 +10,7 @@
 #define HWOFF_PROVIDER_H
 
 #include <limits.h>
+#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 
@@ -59,6 +60,33 @@ enum hwoff_reason {
 	HWOFF_R_PARAMETER,
 };
 
+/*
+ * The default provider's implementation of a row, called through its dispatch table (public
+ * provider API: OSSL_PROVIDER_query_operation()), not through a second EVP layer: at 16 bytes
+ * that layer costs as much as the AES itself.
+ */
+struct hwoff_software {
+	void *provctx;
+	union {
+		struct {
+			OSSL_FUNC_cipher_newctx_fn *newctx;
+			OSSL_FUNC_cipher_freectx_fn *freectx;
+			OSSL_FUNC_cipher_dupctx_fn *dupctx;
+			OSSL_FUNC_cipher_encrypt_init_fn *encrypt_init;
+			OSSL_FUNC_cipher_decrypt_init_fn *decrypt_init;
+			OSSL_FUNC_cipher_cipher_fn *cipher;
+		} cipher;
+		struct {
+			OSSL_FUNC_digest_newctx_fn *newctx;
+			OSSL_FUNC_digest_freectx_fn *freectx;
+			OSSL_FUNC_digest_dupctx_fn *dupctx;
+			OSSL_FUNC_digest_init_fn *init;
+			OSSL_FUNC_digest_update_fn *update;
+			OSSL_FUNC_digest_final_fn *final;
+		} digest;
+	};
+};
+
 struct hwoff_prov {
 	const OSSL_CORE_HANDLE *handle;
 	OSSL_LIB_CTX *libctx; /* a child of the application's: where software is fetched */
@@ -71,9 +99,12 @@ struct hwoff_prov {
 	char warnings[HWOFF_REPORT_MAX]; /* about the table, one per line; "" when none */
 	/* Why mode pio/dma cannot serve a row here, by row; "" when it can. */
 	char no_path[HWOFF_PROV_ALGS_MAX][HWOFF_PROBE_REASON_MAX + 256];
-	/* The default provider's implementations, fetched on first use. */
-	_Atomic(EVP_CIPHER *) software_cipher[HWOFF_PROV_ALGS_MAX];
-	_Atomic(EVP_MD *) software_md[HWOFF_PROV_ALGS_MAX];
+	/* The default provider's implementations, found on first use. */
+	pthread_mutex_t software_lock;
+	atomic_bool software_found[HWOFF_PROV_ALGS_MAX];
+	struct hwoff_software software[HWOFF_PROV_ALGS_MAX];
+	OSSL_PROVIDER *software_provider; /* whose dispatch tables those are */
+	const OSSL_ALGORITHM *software_algorithms[2]; /* queried: ciphers, digests */
 
 	OSSL_FUNC_core_new_error_fn *core_new_error;
 	OSSL_FUNC_core_set_error_debug_fn *core_set_error_debug;
@@ -91,9 +122,8 @@ void hwoff_raise(const struct hwoff_prov *prov, enum hwoff_reason reason, const 
 		 int line, const char *func, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
 
-/* The default provider's cipher or digest for a row; NULL with an error raised. */
-EVP_CIPHER *hwoff_software_cipher(struct hwoff_prov *prov, const struct hwoff_alg *alg);
-EVP_MD *hwoff_software_md(struct hwoff_prov *prov, const struct hwoff_alg *alg);
+/* The default provider's implementation of a row; NULL with an error raised. */
+const struct hwoff_software *hwoff_software_of(struct hwoff_prov *prov, const struct hwoff_alg *alg);
 
 /*
  * Where a request of size bytes goes (the backend's one decision, for the configured mode and
