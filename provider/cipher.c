@@ -8,6 +8,7 @@
  * gives the bytes of one that takes one path. The kernel and software contexts are made on first
  * use and told the chaining value when another path moved it.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,8 @@ struct cipher_ctx {
 	unsigned char keystream[AES_BLOCK]; /* CTR: the keystream block num points into */
 	unsigned int num; /* CTR: bytes of the current keystream block used; 0 = none */
 	bool keystream_known;
+	/* The table sends every size of this direction to software: no decision per request. */
+	bool software_only;
 	const struct hwoff_software *sw; /* the default provider's functions, once used */
 	void *software; /* its context */
 	bool software_keyed;
@@ -225,7 +228,9 @@ fail:
 static int crypt_blocks(struct cipher_ctx *c, const unsigned char *in, unsigned char *out,
 			size_t len, size_t route_size)
 {
-	struct hwoff_path *path = hwoff_prov_route(c->prov, c->alg, direction_of(c), route_size);
+	struct hwoff_path *path = c->software_only ? &c->prov->table->paths[0]
+						   : hwoff_prov_route(c->prov, c->alg,
+								      direction_of(c), route_size);
 	unsigned char last_in[AES_BLOCK];
 	int ret = -1;
 
@@ -343,6 +348,18 @@ static void *cipher_dupctx(void *vctx)
 
 static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[]);
 
+static bool software_only(const struct cipher_ctx *c)
+{
+	struct hwoff_prov *prov = c->prov;
+	unsigned int key_bits = c->alg->key_bytes * 8;
+	struct hwoff_choice at_zero = hwoff_decide(prov->table, c->alg, key_bits, direction_of(c), 0,
+						   prov->config.objective);
+
+	return at_zero.path->software && !at_zero.unusable &&
+	       hwoff_table_next_start(prov->table, c->alg, key_bits, direction_of(c), 0,
+				      prov->config.objective) == SIZE_MAX;
+}
+
 static int cipher_init(struct cipher_ctx *c, bool encrypt, const unsigned char *key,
 		       size_t keylen, const unsigned char *iv, size_t ivlen,
 		       const OSSL_PARAM params[])
@@ -370,6 +387,7 @@ static int cipher_init(struct cipher_ctx *c, bool encrypt, const unsigned char *
 	if (encrypt != c->encrypt)
 		c->software_keyed = false;
 	c->encrypt = encrypt;
+	c->software_only = software_only(c);
 	c->buf_len = 0;
 	c->num = 0;
 	c->keystream_known = false;
