@@ -15,6 +15,10 @@
 #include <string.h>
 #include <sys/utsname.h>
 
+#include <openssl/err.h>
+#include <openssl/params.h>
+#include <openssl/provider.h>
+
 #include "backend/algs.h"
 #include "backend/discover.h"
 #include "backend/probe.h"
@@ -29,11 +33,14 @@ static const char *const class_legend =
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: hwoffload-info [--table FILE]\n"
+		"usage: hwoffload-info [--table FILE] [--provider DIR]\n"
 		"Says whether AF_ALG works here and why not, lists the kernel's implementations\n"
 		"of the algorithms hwoffload serves with their class, and shows the path table:\n"
 		"the one built from them, or FILE, which is validated first (exit status 1 and\n"
-		"FILE:LINE: reason when it does not load). Exit status 2 on a usage error.\n");
+		"FILE:LINE: reason when it does not load). With --provider, loads hwoffload.so\n"
+		"from DIR with this environment's configuration (HWOFFLOAD_MODE ...) and shows\n"
+		"what it reports: AF_ALG, mode, objective, table and its warnings (exit status 1\n"
+		"when it does not load). Exit status 2 on a usage error.\n");
 }
 
 /* AF_ALG as a whole; returns whether it works. */
@@ -198,10 +205,58 @@ static int print_table(struct hwoff_table *t, const char *file, const struct hwo
 	return ret;
 }
 
+/*
+ * What the provider itself reports when loaded from dir with this environment's configuration
+ * (HWOFFLOAD_MODE ...): AF_ALG as it sees it, its mode and objective, the table it uses and the
+ * table's warnings. Returns whether it loaded.
+ */
+static bool print_provider(const char *dir)
+{
+	static const char *const keys[] = { "name",
+					    "version",
+					    "hwoffload-af-alg",
+					    "hwoffload-af-alg-reason",
+					    "hwoffload-mode",
+					    "hwoffload-objective",
+					    "hwoffload-table",
+					    "hwoffload-table-warnings" };
+	OSSL_LIB_CTX *libctx = OSSL_LIB_CTX_new();
+	OSSL_PROVIDER *prov = NULL;
+	bool ok = false;
+
+	if (libctx && OSSL_PROVIDER_set_default_search_path(libctx, dir))
+		prov = OSSL_PROVIDER_load(libctx, "hwoffload");
+	if (!prov) {
+		unsigned long code;
+		const char *data;
+		int flags;
+
+		printf("provider: does not load from %s\n", dir);
+		while ((code = ERR_get_error_all(NULL, NULL, NULL, &data, &flags)))
+			printf("provider-error: %s\n", (flags & ERR_TXT_STRING) ? data
+									: ERR_reason_error_string(code));
+		goto out;
+	}
+	printf("provider: loaded from %s\n", dir);
+	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
+		const char *value = NULL;
+		OSSL_PARAM p[] = { OSSL_PARAM_utf8_ptr(keys[i], (char **)&value, 0), OSSL_PARAM_END };
+
+		if (OSSL_PROVIDER_get_params(prov, p) && value)
+			printf("provider-%s: %s\n", keys[i], value[0] ? value : "-");
+	}
+	ok = true;
+	OSSL_PROVIDER_unload(prov);
+out:
+	OSSL_LIB_CTX_free(libctx);
+	return ok;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "table", required_argument, NULL, 't' },
+		{ "provider", required_argument, NULL, 'p' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -209,14 +264,16 @@ int main(int argc, char **argv)
 	struct hwoff_discovery *d = &discovery;
 	struct hwoff_probe probe = { 0 };
 	struct hwoff_table *t;
-	const char *file = NULL;
+	const char *file = NULL, *provider_dir = NULL;
 	char err[512];
 	bool af_alg;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "t:h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "t:p:h", options, NULL)) != -1) {
 		if (opt == 't') {
 			file = optarg;
+		} else if (opt == 'p') {
+			provider_dir = optarg;
 		} else if (opt == 'h') {
 			usage(stdout);
 			return 0;
@@ -259,5 +316,7 @@ int main(int argc, char **argv)
 	}
 	ret = print_table(t, file, d, af_alg, probe.reason);
 	hwoff_table_free(t);
+	if (provider_dir && !print_provider(provider_dir))
+		ret = 1;
 	return ret ? 1 : 0;
 }

@@ -38,5 +38,15 @@ done
 "$info" --bogus >/dev/null 2>&1
 [ $? -eq 2 ] || fail "a bad option did not exit 2"
 
+# --provider: what hwoffload.so reports when it loads here, and why it does not load.
+out=$("$info" --provider provider/.libs) || fail "--provider exited $?"
+echo "$out" | grep -q '^provider-hwoffload-af-alg: unavailable$' ||
+	fail "--provider: no af-alg line: $out"
+echo "$out" | grep -q '^provider-hwoffload-af-alg-reason: .*socket(AF_ALG)' ||
+	fail "--provider: no reason line"
+out=$(HWOFFLOAD_MODE=fast "$info" --provider provider/.libs) &&
+	fail "--provider with mode=fast exited 0"
+echo "$out" | grep -q "^provider-error: key 'mode'" || fail "--provider: bad mode not named: $out"
+
 [ $failures -eq 0 ] && echo "PASS: hwoffload-info"
 exit $((failures > 0))
