@@ -23,6 +23,7 @@
 
 #define BUFFER_MAX (4u << 20) /* a table whose answer changes further up is served by software */
 #define GATHER_MAX (64u << 10) /* updates this small are gathered for the kernel */
+#define SMALL_BUFFER 512 /* above the built-in cut-off of 256 B */
 
 enum digest_state {
 	DIGEST_BUFFERING, /* the table's answer may still change: keep the message */
@@ -37,6 +38,8 @@ struct digest_ctx {
 	enum digest_state state;
 	unsigned char *buf; /* BUFFERING: the message; KERNEL: gathered updates */
 	size_t buf_len, buf_cap;
+	size_t buf_dirty; /* bytes of buf ever written: what freeing wipes */
+	unsigned char small[SMALL_BUFFER]; /* buf until a message outgrows it: no malloc */
 	size_t total; /* message bytes so far */
 	struct hwoff_path *path; /* what serves this message */
 	struct hwoff_hash *kernel; /* on kernel_path, kept across messages */
@@ -51,25 +54,40 @@ static struct hwoff_path *software_path(struct digest_ctx *c)
 	return &c->prov->table->paths[0];
 }
 
+static void wipe_buffer(struct digest_ctx *c)
+{
+	OPENSSL_cleanse(c->buf, c->buf_dirty);
+	if (c->buf != c->small)
+		OPENSSL_free(c->buf);
+	c->buf = c->small;
+	c->buf_cap = sizeof(c->small);
+	c->buf_dirty = 0;
+}
+
 static int append(struct digest_ctx *c, const void *data, size_t len)
 {
 	if (c->buf_len + len > c->buf_cap) {
-		size_t cap = c->buf_cap ? c->buf_cap : 4096;
+		size_t cap = c->buf_cap * 2;
 		unsigned char *buf;
 
 		while (cap < c->buf_len + len)
 			cap *= 2;
-		buf = OPENSSL_clear_realloc(c->buf, c->buf_cap, cap);
+		buf = OPENSSL_malloc(cap);
 		if (!buf) {
 			HWOFF_RAISE(c->prov, HWOFF_R_BAD_ARGUMENT, "%s: out of memory for %zu bytes",
 				    c->alg->name, cap);
 			return 0;
 		}
+		memcpy(buf, c->buf, c->buf_len);
+		wipe_buffer(c);
 		c->buf = buf;
 		c->buf_cap = cap;
+		c->buf_dirty = c->buf_len;
 	}
 	memcpy(c->buf + c->buf_len, data, len);
 	c->buf_len += len;
+	if (c->buf_dirty < c->buf_len)
+		c->buf_dirty = c->buf_len;
 	return 1;
 }
 
@@ -212,6 +230,8 @@ void *hwoff_digest_newctx(struct hwoff_prov *prov, const struct hwoff_alg *alg)
 	c->prov = prov;
 	c->alg = alg;
 	c->state = DIGEST_FINISHED;
+	c->buf = c->small;
+	c->buf_cap = sizeof(c->small);
 	return c;
 }
 
@@ -224,8 +244,8 @@ static void digest_freectx(void *vctx)
 	drop_kernel(c);
 	if (c->software)
 		c->sw->digest.freectx(c->software);
-	OPENSSL_clear_free(c->buf, c->buf_cap);
-	OPENSSL_clear_free(c, sizeof(*c));
+	wipe_buffer(c);
+	OPENSSL_free(c); /* its buffer was wiped above; it holds no key */
 }
 
 static void *digest_dupctx(void *vctx)
@@ -235,8 +255,9 @@ static void *digest_dupctx(void *vctx)
 
 	if (!c)
 		return NULL;
-	c->buf = NULL;
-	c->buf_cap = c->buf_len = 0;
+	c->buf = c->small;
+	c->buf_cap = sizeof(c->small);
+	c->buf_len = c->buf_dirty = 0;
 	c->kernel = NULL;
 	c->kernel_path = NULL;
 	c->software = NULL;
