@@ -13,7 +13,6 @@
 #define _GNU_SOURCE
 #include <check.h>
 #include <errno.h>
-#include <glob.h>
 #include <kcapi.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -22,6 +21,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "test/guest/driverutil.h"
 #include "test/testutil.h"
 
 #define MAX_LEN	   (256 * 1024)
@@ -37,11 +37,6 @@
 #define THREADS		  16
 #define THREAD_ITERATIONS 6
 #define RUNS		  4 /* requests per check of the statistics */
-
-#define STATS		"/sys/kernel/debug/hwoffload/*/stats"
-#define DEBUGFS_KNOB	"/sys/kernel/debug/hwoffload/*/"
-#define SYSFS_THRESHOLD "/sys/bus/pci/drivers/hwoffload/*/hwoffload/threshold_"
-#define TIMEOUT_PARAM	"/sys/module/hwoffload/parameters/timeout_ms"
 
 struct mode {
 	const char *name;
@@ -74,62 +69,6 @@ struct layout {
 static void driver_name(int mode, enum path path, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s-aes-hwoffload%s", modes[mode].name, path_suffix[path]);
-}
-
-/* The one file matching a pattern (one engine in the guest). */
-static void find_path(const char *pattern, char *path, size_t size)
-{
-	glob_t g;
-
-	ck_assert_msg(glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc == 1, "%s: no single match",
-		      pattern);
-	snprintf(path, size, "%s", g.gl_pathv[0]);
-	globfree(&g);
-}
-
-static long long read_number(const char *pattern)
-{
-	char path[512];
-	long long value;
-	FILE *f;
-
-	find_path(pattern, path, sizeof(path));
-	f = fopen(path, "r");
-	ck_assert_msg(f != NULL, "cannot open %s", path);
-	ck_assert_int_eq(fscanf(f, "%lld", &value), 1);
-	fclose(f);
-	return value;
-}
-
-static void write_number(const char *pattern, long long value)
-{
-	char path[512];
-	FILE *f;
-
-	find_path(pattern, path, sizeof(path));
-	f = fopen(path, "w");
-	ck_assert_msg(f != NULL, "cannot open %s", path);
-	fprintf(f, "%lld\n", value);
-	ck_assert_msg(fclose(f) == 0, "cannot write %lld to %s", value, path);
-}
-
-/* One counter of the driver's debugfs statistics ("name: value" lines). */
-static long long stat_value(const char *name)
-{
-	char path[512], line[128];
-	size_t n = strlen(name);
-	long long value = -1;
-	FILE *f;
-
-	find_path(STATS, path, sizeof(path));
-	f = fopen(path, "r");
-	ck_assert_msg(f != NULL, "cannot open %s", path);
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, n) && line[n] == ':')
-			value = strtoll(line + n + 1, NULL, 10);
-	fclose(f);
-	ck_assert_msg(value >= 0, "no statistic %s in %s", name, path);
-	return value;
 }
 
 /*
@@ -304,33 +243,22 @@ static void random_layout(struct test_rng *rng, int mode, int iteration, struct 
 }
 
 /* Every driver shows "selftest : passed" in /proc/crypto. */
-static void check_selftests_passed(void)
+static void check_aes_selftests(void)
 {
-	char line[256], driver[64] = "", name[64];
-	int passed[DRIVERS] = { 0 }, i;
-	FILE *f = fopen("/proc/crypto", "r");
+	char names[DRIVERS][64];
+	const char *ptrs[DRIVERS];
+	int i;
 
-	ck_assert_ptr_nonnull(f);
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "driver : %63s", driver) == 1)
-			continue;
-		if (strncmp(line, "selftest", 8) || !strstr(line, ": passed"))
-			continue;
-		for (i = 0; i < DRIVERS; i++) {
-			driver_name(i / PATHS, i % PATHS, name, sizeof(name));
-			passed[i] |= !strcmp(driver, name);
-		}
-	}
-	fclose(f);
 	for (i = 0; i < DRIVERS; i++) {
-		driver_name(i / PATHS, i % PATHS, name, sizeof(name));
-		ck_assert_msg(passed[i], "%s: no \"selftest : passed\" in /proc/crypto", name);
+		driver_name(i / PATHS, i % PATHS, names[i], sizeof(names[i]));
+		ptrs[i] = names[i];
 	}
+	check_selftests_passed(ptrs, DRIVERS);
 }
 
 START_TEST(selftests_passed)
 {
-	check_selftests_passed();
+	check_aes_selftests();
 }
 END_TEST
 
@@ -373,13 +301,6 @@ static void run_checked(int mode, enum path path, size_t len, size_t out_off)
 			ck_abort_msg("%s", err);
 	buffers_free(&b);
 }
-
-#define ck_assert_stat_grew(name, before, by)                                                  \
-	ck_assert_msg(stat_value(name) >= (before) + (by), "%s grew by %lld, want %d or more", \
-		      name, stat_value(name) - (before), by)
-#define ck_assert_stat_same(name, before)                                            \
-	ck_assert_msg(stat_value(name) == (before), "%s grew by %lld, want 0", name, \
-		      stat_value(name) - (before))
 
 /* The statistics prove which path each driver takes. */
 START_TEST(paths_by_statistics)
@@ -509,7 +430,7 @@ START_TEST(reload)
 	snprintf(cmd, sizeof(cmd), "rmmod hwoffload && insmod kernel/%s/hwoffload.ko", u.release);
 	for (i = 0; i < 2; i++) {
 		ck_assert_msg(system(cmd) == 0, "%s failed", cmd);
-		check_selftests_passed();
+		check_aes_selftests();
 		for (mode = 0; mode < MODES; mode++) {
 			run_checked(mode, PIO, 4096, 0);
 			run_checked(mode, DMA, 4096 * 4, 0);
@@ -609,26 +530,6 @@ START_TEST(injected_faults)
 	run_checked(f->mode, f->path, f->len, 0);
 }
 END_TEST
-
-static void write_file(const char *path, const void *data, size_t len)
-{
-	FILE *f = fopen(path, "wb");
-
-	ck_assert_msg(f != NULL, "cannot create %s", path);
-	ck_assert_uint_eq(fwrite(data, 1, len, f), len);
-	ck_assert_int_eq(fclose(f), 0);
-}
-
-static size_t read_file(const char *path, void *data, size_t size)
-{
-	FILE *f = fopen(path, "rb");
-	size_t len;
-
-	ck_assert_msg(f != NULL, "cannot open %s", path);
-	len = fread(data, 1, size, f);
-	fclose(f);
-	return len;
-}
 
 /* kcapi-enc with -c NAME: its output file, its length. */
 static size_t kcapi_enc(const char *name, int enc, const char *iv_hex, const char *in,

@@ -1,0 +1,104 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include <glob.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test/guest/driverutil.h"
+
+void find_path(const char *pattern, char *path, size_t size)
+{
+	glob_t g;
+
+	ck_assert_msg(glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc == 1, "%s: no single match",
+		      pattern);
+	snprintf(path, size, "%s", g.gl_pathv[0]);
+	globfree(&g);
+}
+
+long long read_number(const char *pattern)
+{
+	char path[512];
+	long long value;
+	FILE *f;
+
+	find_path(pattern, path, sizeof(path));
+	f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	ck_assert_int_eq(fscanf(f, "%lld", &value), 1);
+	fclose(f);
+	return value;
+}
+
+void write_number(const char *pattern, long long value)
+{
+	char path[512];
+	FILE *f;
+
+	find_path(pattern, path, sizeof(path));
+	f = fopen(path, "w");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	fprintf(f, "%lld\n", value);
+	ck_assert_msg(fclose(f) == 0, "cannot write %lld to %s", value, path);
+}
+
+long long stat_value(const char *name)
+{
+	char path[512], line[128];
+	size_t n = strlen(name);
+	long long value = -1;
+	FILE *f;
+
+	find_path(STATS, path, sizeof(path));
+	f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, n) && line[n] == ':')
+			value = strtoll(line + n + 1, NULL, 10);
+	fclose(f);
+	ck_assert_msg(value >= 0, "no statistic %s in %s", name, path);
+	return value;
+}
+
+void check_selftests_passed(const char *const *names, int count)
+{
+	char line[256], driver[64] = "";
+	int *passed = calloc((size_t)count, sizeof(*passed)), i;
+	FILE *f = fopen("/proc/crypto", "r");
+
+	ck_assert_ptr_nonnull(passed);
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "driver : %63s", driver) == 1)
+			continue;
+		if (strncmp(line, "selftest", 8) || !strstr(line, ": passed"))
+			continue;
+		for (i = 0; i < count; i++)
+			passed[i] |= !strcmp(driver, names[i]);
+	}
+	fclose(f);
+	for (i = 0; i < count; i++)
+		ck_assert_msg(passed[i], "%s: no \"selftest : passed\" in /proc/crypto", names[i]);
+	free(passed);
+}
+
+void write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	ck_assert_msg(f != NULL, "cannot create %s", path);
+	ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+size_t read_file(const char *path, void *data, size_t size)
+{
+	FILE *f = fopen(path, "rb");
+	size_t len;
+
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	len = fread(data, 1, size, f);
+	fclose(f);
+	return len;
+}

@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * Helpers shared by the guest suites of the driver (driver_aes, driver_hash): its sysfs and
+ * debugfs files, its statistics, /proc/crypto's self-test results, small files.
+ */
+#ifndef HWOFFLOAD_DRIVERUTIL_H
+#define HWOFFLOAD_DRIVERUTIL_H
+
+#include <stddef.h>
+
+#include <check.h>
+
+#define STATS		"/sys/kernel/debug/hwoffload/*/stats"
+#define DEBUGFS_KNOB	"/sys/kernel/debug/hwoffload/*/"
+#define SYSFS_THRESHOLD "/sys/bus/pci/drivers/hwoffload/*/hwoffload/threshold_"
+#define TIMEOUT_PARAM	"/sys/module/hwoffload/parameters/timeout_ms"
+
+/* The one file matching a pattern (one engine in the guest). */
+void find_path(const char *pattern, char *path, size_t size);
+long long read_number(const char *pattern);
+void write_number(const char *pattern, long long value);
+/* One counter of the driver's debugfs statistics ("name: value" lines). */
+long long stat_value(const char *name);
+/* Every driver in @names (@count of them) shows "selftest : passed" in /proc/crypto. */
+void check_selftests_passed(const char *const *names, int count);
+void write_file(const char *path, const void *data, size_t len);
+size_t read_file(const char *path, void *data, size_t size);
+
+#define ck_assert_stat_grew(name, before, by)                                                  \
+	ck_assert_msg(stat_value(name) >= (before) + (by), "%s grew by %lld, want %d or more", \
+		      name, stat_value(name) - (before), by)
+#define ck_assert_stat_same(name, before)                                            \
+	ck_assert_msg(stat_value(name) == (before), "%s grew by %lld, want 0", name, \
+		      stat_value(name) - (before))
+
+#endif
