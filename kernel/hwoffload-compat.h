@@ -15,6 +15,13 @@
 #include <crypto/internal/skcipher.h>
 #include <linux/version.h>
 
+/* 6.12 moved the unaligned accessors from asm/ to linux/ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
 /*
  * The largest state crypto_register_ahash() accepts; 6.1 exports it, later kernels keep it in
  * crypto/hash.h, outside include/.

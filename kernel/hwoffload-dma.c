@@ -343,6 +343,13 @@ static void hwoff_ring_publish(struct hwoff_dev *hw, struct hwoff_dma_req *dreq,
 	queue_delayed_work(system_wq, &hw->timeout_work, msecs_to_jiffies(hwoff_timeout_ms));
 }
 
+/* A LOAD_CTX at @index of the record (@len bytes from @off) in that descriptor's slot. */
+static void hwoff_ring_load_ctx(struct hwoff_ring *ring, u32 index, size_t off, u32 len)
+{
+	hwoff_desc_fill(hwoff_ring_desc(ring, index), hwoff_ring_slot_dma(ring, index) + off, 0,
+			len, HWOFF_DESC_LOAD_CTX);
+}
+
 /*
  * Wait for @ndesc free descriptors and take the hardware lock: the ring's first free descriptor
  * and its slot are then the request's. Completions or, at worst, the timeout's reset free the
@@ -365,16 +372,17 @@ static int hwoff_ring_reserve(struct hwoff_dev *hw, struct hwoff_dma_req *dreq, 
 		return -EIO;
 	}
 	dreq->first_desc = ring->head;
-	hwoff_desc_fill(hwoff_ring_desc(ring, ring->head),
-			hwoff_ring_slot_dma(ring, ring->head) + ctx_off, 0, ctx_len,
-			HWOFF_DESC_LOAD_CTX);
+	hwoff_ring_load_ctx(ring, ring->head, ctx_off, ctx_len);
 	return 0;
 }
 
-static void hwoff_cipher_collect(struct hwoff_dma_req *dreq, struct hwoff_slot *slot)
+static void hwoff_cipher_collect(struct hwoff_dev *hw, struct hwoff_dma_req *dreq,
+				 struct hwoff_slot *slot)
 {
 	struct hwoff_req_ctx *rctx = container_of(dreq, struct hwoff_req_ctx, dma);
 
+	if (dreq->err)
+		return;
 	memcpy(rctx->iv_out, slot->ctx.iv, sizeof(rctx->iv_out));
 	memcpy(rctx->tail, slot->tail, sizeof(rctx->tail));
 }
@@ -496,13 +504,24 @@ static void hwoff_dma_unmap_hash(struct hwoff_dev *hw, struct ahash_request *req
 		dma_unmap_sg(hw->dev, req->src, rctx->src_nents, DMA_TO_DEVICE);
 }
 
-static void hwoff_hash_collect(struct hwoff_dma_req *dreq, struct hwoff_slot *slot)
+/* The written-back record: the outer one of an HMAC (its slot wiped of the opad state too). */
+static void hwoff_hash_collect(struct hwoff_dev *hw, struct hwoff_dma_req *dreq,
+			       struct hwoff_slot *slot)
 {
 	struct hwoff_hash_req_ctx *rctx = container_of(dreq, struct hwoff_hash_req_ctx, dma);
+	struct hwoff_slot *outer = NULL;
 
-	rctx->st.len_lo = le64_to_cpu(slot->hash.len_lo);
-	rctx->st.len_hi = le64_to_cpu(slot->hash.len_hi);
-	memcpy(rctx->st.state, slot->hash.state, sizeof(rctx->st.state));
+	if (rctx->hmac_final) {
+		outer = hwoff_ring_slot(&hw->ring, rctx->outer_desc);
+		slot = outer;
+	}
+	if (!dreq->err) {
+		rctx->st.len_lo = le64_to_cpu(slot->hash.len_lo);
+		rctx->st.len_hi = le64_to_cpu(slot->hash.len_hi);
+		memcpy(rctx->st.state, slot->hash.state, sizeof(rctx->st.state));
+	}
+	if (outer)
+		memzero_explicit(outer, sizeof(*outer));
 }
 
 static void hwoff_hash_finish(struct hwoff_dev *hw, struct hwoff_dma_req *dreq)
@@ -524,38 +543,66 @@ static const struct hwoff_dma_ops hwoff_hash_dma_ops = {
 	.finish = hwoff_hash_finish,
 };
 
-/* The hash form of hwoff_dma_submit() (ENGINE.md section 11, DMA form). */
+/* A hash record: the stream's @len_lo bytes hashed into @state, to go on as @cfg says. */
+static void hwoff_hash_fill_rec(struct hwoff_hash_ctx *rec, u32 cfg, u64 len_lo, u64 len_hi,
+				const u8 *state)
+{
+	rec->cfg = cpu_to_le32(cfg);
+	memset(rec->reserved, 0, sizeof(rec->reserved));
+	rec->len_lo = cpu_to_le64(len_lo);
+	rec->len_hi = cpu_to_le64(len_hi);
+	memcpy(rec->state, state, sizeof(rec->state));
+}
+
+/*
+ * The hash form of hwoff_dma_submit() (ENGINE.md section 11, DMA form). The final request of an
+ * HMAC is two requests published together: the inner one, then the outer one from the opad
+ * state over the inner digest, read by the engine from the inner record it has just written
+ * back (descriptors run in order).
+ */
 int hwoff_dma_submit_hash(struct hwoff_dev *hw, struct ahash_request *req)
 {
 	struct hwoff_hash_req_ctx *rctx = ahash_request_ctx(req);
 	unsigned int total = rctx->st.buflen + rctx->src_len;
+	const u8 *outer = hwoff_hash_outer_state(req);
 	struct hwoff_ring *ring = &hw->ring;
-	struct hwoff_hash_ctx *rec;
-	u32 ndesc, index;
+	u32 ndesc, index, first;
 	int ret;
 
 	BUILD_BUG_ON(sizeof(struct hwoff_hash_ctx) != 96);
+	/* the inner digest is DMA'd from the record: 16-byte aligned */
+	BUILD_BUG_ON(!IS_ALIGNED(offsetof(struct hwoff_slot, hash.state), HWOFF_DMA_ALIGN));
 	ret = hwoff_dma_map_hash(hw, req);
 	if (ret)
 		return ret;
 	/* an empty FINAL request is its LOAD_CTX alone */
 	ndesc = 1 + (total ? hwoff_dma_data_descs(NULL, 0, rctx->dma_src, NULL, total) : 0);
 	rctx->dma.ops = &hwoff_hash_dma_ops;
-	ret = hwoff_ring_reserve(hw, &rctx->dma, ndesc, offsetof(struct hwoff_slot, hash),
-				 sizeof(*rec));
+	ret = hwoff_ring_reserve(hw, &rctx->dma, ndesc + (outer ? 2 : 0),
+				 offsetof(struct hwoff_slot, hash), sizeof(struct hwoff_hash_ctx));
 	if (ret) {
 		hwoff_dma_unmap_hash(hw, req);
 		return ret;
 	}
-	index = rctx->dma.first_desc;
-	rec = &hwoff_ring_slot(ring, index++)->hash;
-	rec->cfg = cpu_to_le32(hwoff_hash_cfg(req, true, true));
-	memset(rec->reserved, 0, sizeof(rec->reserved));
-	rec->len_lo = cpu_to_le64(rctx->st.len_lo);
-	rec->len_hi = cpu_to_le64(rctx->st.len_hi);
-	memcpy(rec->state, rctx->st.state, sizeof(rec->state));
+	first = rctx->dma.first_desc;
+	index = first + 1;
+	hwoff_hash_fill_rec(&hwoff_ring_slot(ring, first)->hash, hwoff_hash_cfg(req, true, true),
+			    rctx->st.len_lo, rctx->st.len_hi, rctx->st.state);
 	if (total)
 		index += hwoff_dma_data_descs(ring, index, rctx->dma_src, NULL, total);
+	if (outer) {
+		hwoff_ring_desc(ring, index - 1)->flags |= cpu_to_le32(HWOFF_DESC_END_OF_REQ);
+		rctx->outer_desc = index;
+		hwoff_ring_load_ctx(ring, index, offsetof(struct hwoff_slot, hash),
+				    sizeof(struct hwoff_hash_ctx));
+		hwoff_hash_fill_rec(&hwoff_ring_slot(ring, index++)->hash,
+				    hwoff_hash_cfg(req, false, true), hwoff_hash_blocksize(req), 0,
+				    outer);
+		hwoff_desc_fill(hwoff_ring_desc(ring, index++),
+				hwoff_ring_slot_dma(ring, first) +
+				offsetof(struct hwoff_slot, hash.state),
+				0, hwoff_hash_digestsize(req), HWOFF_DESC_DATA);
+	}
 	hwoff_ring_publish(hw, &rctx->dma, index);
 	mutex_unlock(&hw->hw_lock);
 	return 0;
@@ -579,8 +626,7 @@ static void hwoff_dma_collect(struct hwoff_dev *hw, struct hwoff_dma_req *dreq)
 			dreq->err = -EIO;
 		}
 	}
-	if (!dreq->err)
-		dreq->ops->collect(dreq, slot);
+	dreq->ops->collect(hw, dreq, slot);
 	memzero_explicit(slot, sizeof(*slot));
 }
 

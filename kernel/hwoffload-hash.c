@@ -13,12 +13,21 @@
  * sits at 0 and the kernel refuses a negative priority, so the md5 drivers are at 0 too: a tie,
  * which the lookup of the bare name resolves to the driver registered last.
  *
+ * and hmac(HASH) on the same nine paths, as drivers named hmac(HASH-hwoffload[-pio|-dma]): the
+ * kernel's hmac template (before 6.16) takes only synchronous hashes and cannot be built over
+ * these, so the driver does HMAC itself, as omap-sham and CESA do. setkey() derives the
+ * chaining states after the ipad and opad blocks with the generic C hash (a block each, once
+ * per key); a stream starts from the ipad state, and its final request runs the outer hash
+ * from the opad state over the inner digest on the engine, in the same PIO round or DMA
+ * publication.
+ *
  * The unit keeps no stream between requests: every request carries the stream's length and
  * chaining state in and gets them back, so any number of streams share the engine, and
  * export() is a copy of the request context's struct hwoff_hash_state. Updates of less than a
  * block (with what is buffered) stay in the request, as omap-sham and CESA do; only whole
  * blocks go to the engine before the final request, whose partial block the engine pads.
  */
+#include <crypto/hmac.h>
 #include <crypto/md5.h>
 #include <crypto/sha1.h>
 #include <crypto/sha2.h>
@@ -33,17 +42,22 @@ static const struct hwoff_hash_info {
 	unsigned int digestsize;
 	unsigned int blocksize;
 	int generic_priority;		/* the kernel's generic C driver's */
+	/* the chaining words, as the generic driver exports them (native) and the engine keeps */
+	unsigned int words;
+	unsigned int word_size;
+	bool little_endian;
 } hwoff_hashes[HWOFF_HASH_COUNT] = {
-	[HWOFF_MD5] = { "md5", HWOFF_HASH_MD5, MD5_DIGEST_SIZE, MD5_HMAC_BLOCK_SIZE, 0 },
-	[HWOFF_SHA1] = { "sha1", HWOFF_HASH_SHA1, SHA1_DIGEST_SIZE, SHA1_BLOCK_SIZE, 100 },
+	[HWOFF_MD5] = { "md5", HWOFF_HASH_MD5, MD5_DIGEST_SIZE, MD5_HMAC_BLOCK_SIZE, 0, 4, 4,
+			true },
+	[HWOFF_SHA1] = { "sha1", HWOFF_HASH_SHA1, SHA1_DIGEST_SIZE, SHA1_BLOCK_SIZE, 100, 5, 4 },
 	[HWOFF_SHA224] = { "sha224", HWOFF_HASH_SHA224, SHA224_DIGEST_SIZE, SHA224_BLOCK_SIZE,
-			   100 },
+			   100, 8, 4 },
 	[HWOFF_SHA256] = { "sha256", HWOFF_HASH_SHA256, SHA256_DIGEST_SIZE, SHA256_BLOCK_SIZE,
-			   100 },
+			   100, 8, 4 },
 	[HWOFF_SHA384] = { "sha384", HWOFF_HASH_SHA384, SHA384_DIGEST_SIZE, SHA384_BLOCK_SIZE,
-			   100 },
+			   100, 8, 8 },
 	[HWOFF_SHA512] = { "sha512", HWOFF_HASH_SHA512, SHA512_DIGEST_SIZE, SHA512_BLOCK_SIZE,
-			   100 },
+			   100, 8, 8 },
 };
 
 static const struct hwoff_hash_path_info {
@@ -57,7 +71,8 @@ static const struct hwoff_hash_path_info {
 	[HWOFF_PATH_PIO] = { "-pio", 30, 0 },
 };
 
-#define HWOFF_HASH_ALG_COUNT	(HWOFF_HASH_COUNT * HWOFF_PATH_COUNT)
+/* the plain hashes, then the HMACs */
+#define HWOFF_HASH_ALG_COUNT	(2 * HWOFF_HASH_COUNT * HWOFF_PATH_COUNT)
 
 static struct hwoff_hash_alg *hwoff_hash_alg_of(struct crypto_ahash *tfm)
 {
@@ -73,6 +88,20 @@ static struct hwoff_hash_alg *hwoff_hash_req_alg(struct ahash_request *req)
 unsigned int hwoff_hash_blocksize(struct ahash_request *req)
 {
 	return crypto_ahash_blocksize(crypto_ahash_reqtfm(req));
+}
+
+unsigned int hwoff_hash_digestsize(struct ahash_request *req)
+{
+	return crypto_ahash_digestsize(crypto_ahash_reqtfm(req));
+}
+
+/* The opad state the outer hash starts from, if this is an HMAC's final request; else NULL. */
+const u8 *hwoff_hash_outer_state(struct ahash_request *req)
+{
+	struct hwoff_hash_req_ctx *rctx = ahash_request_ctx(req);
+	struct hwoff_hash_tfm_ctx *ctx = crypto_ahash_ctx(crypto_ahash_reqtfm(req));
+
+	return rctx->hmac_final ? ctx->opad_state : NULL;
 }
 
 /* HASH_CFG of a request, or of its @first and @last FIFO loads when PIO splits it. */
@@ -132,11 +161,18 @@ void hwoff_hash_done(struct hwoff_dev *hw, struct ahash_request *req, int err)
 	crypto_finalize_hash_request(hw->engine, req, err);
 }
 
+/* A new stream; an HMAC's starts after its ipad block. */
 static int hwoff_hash_init(struct ahash_request *req)
 {
 	struct hwoff_hash_req_ctx *rctx = ahash_request_ctx(req);
+	struct hwoff_hash_tfm_ctx *ctx = crypto_ahash_ctx(crypto_ahash_reqtfm(req));
 
 	memset(&rctx->st, 0, sizeof(rctx->st));
+	if (hwoff_hash_req_alg(req)->hmac) {
+		rctx->st.started = 1;
+		rctx->st.len_lo = hwoff_hash_blocksize(req);
+		memcpy(rctx->st.state, ctx->ipad_state, sizeof(rctx->st.state));
+	}
 	return 0;
 }
 
@@ -152,6 +188,7 @@ static int hwoff_hash_enqueue(struct ahash_request *req, unsigned int src_len,
 
 	rctx->req = req;
 	rctx->final = final;
+	rctx->hmac_final = final && alg->hmac;
 	rctx->src_len = src_len;
 	rctx->keep = keep;
 	rctx->path = hwoff_choose_path(alg->hw, alg->path, HWOFF_THRESHOLD_HASH(alg->hash),
@@ -214,6 +251,60 @@ static int hwoff_hash_import(struct ahash_request *req, const void *in)
 	return 0;
 }
 
+/* The chaining state after one block of @key ^ @fill, in the engine's layout (ENGINE.md s11). */
+static int hwoff_hmac_pad_state(struct shash_desc *desc, const struct hwoff_hash_info *h,
+				const u8 *key, u8 fill, u8 *state)
+{
+	union {
+		struct md5_state md5;
+		struct sha1_state sha1;
+		struct sha256_state sha256;
+		struct sha512_state sha512;
+	} exported;
+	u8 block[HWOFF_HASH_BLOCK_MAX];
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < h->blocksize; i++)
+		block[i] = key[i] ^ fill;
+	ret = crypto_shash_init(desc) ?: crypto_shash_update(desc, block, h->blocksize) ?:
+	      crypto_shash_export(desc, &exported);
+	memset(state, 0, HWOFF_HASH_STATE_SIZE);
+	/* the state words lead every generic export */
+	for (i = 0; !ret && i < h->words; i++) {
+		if (h->word_size == 8)
+			put_unaligned_be64(((u64 *)&exported)[i], state + 8 * i);
+		else if (h->little_endian)
+			put_unaligned_le32(((u32 *)&exported)[i], state + 4 * i);
+		else
+			put_unaligned_be32(((u32 *)&exported)[i], state + 4 * i);
+	}
+	memzero_explicit(block, sizeof(block));
+	memzero_explicit(&exported, sizeof(exported));
+	return ret;
+}
+
+static int hwoff_hmac_setkey(struct crypto_ahash *tfm, const u8 *key, unsigned int keylen)
+{
+	struct hwoff_hash_tfm_ctx *ctx = crypto_ahash_ctx(tfm);
+	const struct hwoff_hash_info *h = &hwoff_hashes[hwoff_hash_alg_of(tfm)->hash];
+	u8 pad[HWOFF_HASH_BLOCK_MAX] = { 0 };
+	int ret = 0;
+
+	SHASH_DESC_ON_STACK(desc, ctx->generic);
+	desc->tfm = ctx->generic;
+	/* a key longer than a block is its digest (RFC 2104) */
+	if (keylen > h->blocksize)
+		ret = crypto_shash_tfm_digest(ctx->generic, key, keylen, pad);
+	else
+		memcpy(pad, key, keylen);
+	ret = ret ?: hwoff_hmac_pad_state(desc, h, pad, HMAC_IPAD_VALUE, ctx->ipad_state);
+	ret = ret ?: hwoff_hmac_pad_state(desc, h, pad, HMAC_OPAD_VALUE, ctx->opad_state);
+	memzero_explicit(pad, sizeof(pad));
+	shash_desc_zero(desc);
+	return ret;
+}
+
 /* In the crypto_engine thread, as hwoff_skcipher_do_one(). */
 static int hwoff_hash_do_one(struct crypto_engine *engine, void *areq)
 {
@@ -239,19 +330,38 @@ static int hwoff_hash_init_tfm(struct crypto_ahash *tfm)
 {
 	struct hwoff_hash_tfm_ctx *ctx = crypto_ahash_ctx(tfm);
 	struct hwoff_hash_alg *alg = hwoff_hash_alg_of(tfm);
+	char generic[CRYPTO_MAX_ALG_NAME];
+	int ret;
 
 	hwoff_engine_tfm_init(&ctx->engine, &alg->engine_alg.op);
 	crypto_ahash_set_reqsize(tfm, sizeof(struct hwoff_hash_req_ctx));
-	return hwoff_tfm_pm_get(alg->hw);
+	ctx->generic = NULL;
+	if (alg->hmac) {
+		/* by driver name: its export format is the one hwoff_hmac_pad_state() reads */
+		snprintf(generic, sizeof(generic), "%s-generic", hwoff_hashes[alg->hash].name);
+		ctx->generic = crypto_alloc_shash(generic, 0, 0);
+		if (IS_ERR(ctx->generic))
+			return PTR_ERR(ctx->generic);
+	}
+	ret = hwoff_tfm_pm_get(alg->hw);
+	if (ret)
+		crypto_free_shash(ctx->generic);
+	return ret;
 }
 
 static void hwoff_hash_exit_tfm(struct crypto_ahash *tfm)
 {
+	struct hwoff_hash_tfm_ctx *ctx = crypto_ahash_ctx(tfm);
+
+	/* the pad states are as good as the key */
+	memzero_explicit(ctx->ipad_state, sizeof(ctx->ipad_state));
+	memzero_explicit(ctx->opad_state, sizeof(ctx->opad_state));
+	crypto_free_shash(ctx->generic);
 	hwoff_tfm_pm_put(hwoff_hash_alg_of(tfm)->hw);
 }
 
 static void hwoff_hash_alg_init(struct hwoff_hash_alg *alg, struct hwoff_dev *hw,
-				enum hwoff_hash_index hash, enum hwoff_path path)
+				enum hwoff_hash_index hash, enum hwoff_path path, bool hmac)
 {
 	const struct hwoff_hash_info *h = &hwoff_hashes[hash];
 	const struct hwoff_hash_path_info *p = &hwoff_hash_paths[path];
@@ -261,9 +371,18 @@ static void hwoff_hash_alg_init(struct hwoff_hash_alg *alg, struct hwoff_dev *hw
 	alg->hw = hw;
 	alg->hash = hash;
 	alg->path = path;
-	snprintf(base->cra_name, sizeof(base->cra_name), "%s", h->name);
-	snprintf(base->cra_driver_name, sizeof(base->cra_driver_name), "%s-hwoffload%s", h->name,
-		 p->suffix);
+	alg->hmac = hmac;
+	if (hmac) {
+		/* the name the hmac template would give, so AF_ALG binds it by that name */
+		snprintf(base->cra_name, sizeof(base->cra_name), "hmac(%s)", h->name);
+		snprintf(base->cra_driver_name, sizeof(base->cra_driver_name),
+			 "hmac(%s-hwoffload%s)", h->name, p->suffix);
+		ahash->setkey = hwoff_hmac_setkey;
+	} else {
+		snprintf(base->cra_name, sizeof(base->cra_name), "%s", h->name);
+		snprintf(base->cra_driver_name, sizeof(base->cra_driver_name), "%s-hwoffload%s",
+			 h->name, p->suffix);
+	}
 	base->cra_priority = max(h->generic_priority - p->below_generic, 0);
 	base->cra_flags = CRYPTO_ALG_ASYNC | CRYPTO_ALG_KERN_DRIVER_ONLY | p->flags;
 	base->cra_blocksize = h->blocksize;
@@ -293,8 +412,8 @@ int hwoff_hash_register(struct hwoff_dev *hw)
 	if (!hw->hash_algs)
 		return -ENOMEM;
 	for (i = 0; i < HWOFF_HASH_ALG_COUNT; i++) {
-		hwoff_hash_alg_init(&hw->hash_algs[i], hw, i / HWOFF_PATH_COUNT,
-				    i % HWOFF_PATH_COUNT);
+		hwoff_hash_alg_init(&hw->hash_algs[i], hw, i / HWOFF_PATH_COUNT % HWOFF_HASH_COUNT,
+				    i % HWOFF_PATH_COUNT, i >= HWOFF_HASH_ALG_COUNT / 2);
 		ret = crypto_engine_register_ahash(&hw->hash_algs[i].engine_alg);
 		if (ret) {
 			dev_err(hw->dev, "cannot register %s: %d\n",

@@ -127,12 +127,14 @@ out_unlock:
  * A hash request (ENGINE.md section 11, PIO form): restore the stream into the hash registers,
  * feed st.buf and then req->src FIFO load by FIFO load (each a whole number of blocks, as
  * FIFO_DEPTH is; only the last may be partial, and only that one is FINAL), and save the
- * length and state back. On failure the request context keeps the state from before.
+ * length and state back; for an HMAC's final request, then the outer hash. On failure the
+ * request context keeps the state from before.
  */
 int hwoff_pio_hash(struct hwoff_dev *hw, struct ahash_request *req)
 {
 	struct hwoff_hash_req_ctx *rctx = ahash_request_ctx(req);
 	unsigned int total = rctx->st.buflen + rctx->src_len, off = 0, len;
+	const u8 *outer;
 	int ret = 0;
 
 	BUILD_BUG_ON(HWOFF_FIFO_DEPTH % HWOFF_HASH_BLOCK_MAX);
@@ -154,6 +156,17 @@ int hwoff_pio_hash(struct hwoff_dev *hw, struct ahash_request *req)
 		ret = hwoff_pio_run(hw, len);
 		off += len;
 	} while (!ret && off < total);
+	outer = hwoff_hash_outer_state(req);
+	if (!ret && outer) {
+		/* HMAC: the outer hash, from the opad state, over the inner digest */
+		memcpy(hw->regs + HWOFF_FIFO_IN, hw->regs + HWOFF_REG_HASH_STATE,
+		       hwoff_hash_digestsize(req));
+		hwoff_write64(hw, HWOFF_REG_HASH_LEN_LO, hwoff_hash_blocksize(req));
+		hwoff_write64(hw, HWOFF_REG_HASH_LEN_HI, 0);
+		memcpy(hw->regs + HWOFF_REG_HASH_STATE, outer, HWOFF_HASH_STATE_SIZE);
+		hwoff_write(hw, HWOFF_REG_HASH_CFG, hwoff_hash_cfg(req, false, true));
+		ret = hwoff_pio_run(hw, hwoff_hash_digestsize(req));
+	}
 	if (!ret) {
 		rctx->st.len_lo = hwoff_read64(hw, HWOFF_REG_HASH_LEN_LO);
 		rctx->st.len_hi = hwoff_read64(hw, HWOFF_REG_HASH_LEN_HI);

@@ -138,8 +138,11 @@ struct hwoff_dma_req;
 
 /* What the ring does with a finished request of one kind (skcipher or ahash). */
 struct hwoff_dma_ops {
-	/* under the ring lock, before the slot is wiped: take the written-back record */
-	void (*collect)(struct hwoff_dma_req *dreq, struct hwoff_slot *slot);
+	/*
+	 * under the ring lock, before the slot of the first descriptor is wiped, failed or not:
+	 * take the written-back record
+	 */
+	void (*collect)(struct hwoff_dev *hw, struct hwoff_dma_req *dreq, struct hwoff_slot *slot);
 	/* then, bottom halves off: unmap and finalize the crypto request */
 	void (*finish)(struct hwoff_dev *hw, struct hwoff_dma_req *dreq);
 };
@@ -237,10 +240,16 @@ struct hwoff_hash_alg {
 	struct hwoff_dev *hw;
 	enum hwoff_hash_index hash;
 	enum hwoff_path path;
+	bool hmac;
 };
 
 struct hwoff_hash_tfm_ctx {
 	struct hwoff_engine_tfm_ctx engine;	/* first: see hwoffload-compat.h */
+	/* HMAC only: the generic hash, for keys longer than a block and the pad blocks */
+	struct crypto_shash *generic;
+	/* the chaining states after the key's ipad and opad blocks, in the engine's layout */
+	u8 ipad_state[HWOFF_HASH_STATE_SIZE];
+	u8 opad_state[HWOFF_HASH_STATE_SIZE];
 };
 
 /*
@@ -261,6 +270,8 @@ struct hwoff_hash_req_ctx {
 	struct ahash_request *req;
 	enum hwoff_path path;		/* PIO or DMA, chosen at submission */
 	bool final;
+	bool hmac_final;		/* the outer hash follows the inner FINAL */
+	u32 outer_desc;			/* DMA, HMAC: ring index of the outer LOAD_CTX */
 	unsigned int src_len;		/* bytes of req->src the engine takes after st.buf */
 	unsigned int keep;		/* bytes of req->src after those, buffered on success */
 	/* DMA only, from submission to completion */
@@ -349,6 +360,8 @@ enum hwoff_path hwoff_choose_path(struct hwoff_dev *hw, enum hwoff_path path,
 int hwoff_hash_register(struct hwoff_dev *hw);
 void hwoff_hash_unregister(struct hwoff_dev *hw);
 unsigned int hwoff_hash_blocksize(struct ahash_request *req);
+unsigned int hwoff_hash_digestsize(struct ahash_request *req);
+const u8 *hwoff_hash_outer_state(struct ahash_request *req);
 u32 hwoff_hash_cfg(struct ahash_request *req, bool first, bool last);
 void hwoff_hash_copy(struct ahash_request *req, void *buf, unsigned int off, unsigned int len);
 void hwoff_hash_done(struct hwoff_dev *hw, struct ahash_request *req, int err);
