@@ -348,23 +348,10 @@ int main(int argc, char **argv)
 
 	parse_sizes(default_sizes, 16);
 	while ((opt = getopt(argc, argv, "t:r:s:n:")) != -1) {
-		switch (opt) {
-		case 't':
-			cell_seconds = atof(optarg);
-			break;
-		case 'r':
-			rounds = atoi(optarg);
-			break;
-		case 's':
-			max_size = 0;
-			parse_sizes(optarg, 16);
-			break;
-		case 'n':
+		if (opt == 'n')
 			threads = atoi(optarg);
-			break;
-		default:
+		else if (!bench_option(opt, optarg, 16))
 			usage();
-		}
 	}
 	if (cell_seconds <= 0 || rounds < 1 || rounds > MAX_ROUNDS || threads < 1 ||
 	    threads > MAX_THREADS || optind + 2 > argc)

@@ -204,3 +204,21 @@ void parse_sizes(char *list, size_t step)
 			max_size = sizes[nsizes];
 	}
 }
+
+int bench_option(int opt, char *arg, size_t step)
+{
+	switch (opt) {
+	case 't':
+		cell_seconds = atof(arg);
+		return 1;
+	case 'r':
+		rounds = atoi(arg);
+		return 1;
+	case 's':
+		max_size = 0;
+		parse_sizes(arg, step);
+		return 1;
+	default:
+		return 0;
+	}
+}

@@ -63,5 +63,7 @@ void print_table(const char *title, char **drivers, unsigned int ndrivers,
 		 double (*figure)(const void *, size_t, size_t), size_t field,
 		 const char *(*label)(const char *driver, char *buf, size_t size));
 void parse_sizes(char *list, size_t step);
+/* -t SECONDS, -r ROUNDS, -s SIZE,... (multiples of @step): 1 if @opt was one of them. */
+int bench_option(int opt, char *arg, size_t step);
 
 #endif

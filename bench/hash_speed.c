@@ -240,23 +240,10 @@ int main(int argc, char **argv)
 	parse_sizes(default_sizes, 1);
 	parse_cpu_sizes(default_cpu_sizes);
 	while ((opt = getopt(argc, argv, "t:r:s:c:")) != -1) {
-		switch (opt) {
-		case 't':
-			cell_seconds = atof(optarg);
-			break;
-		case 'r':
-			rounds = atoi(optarg);
-			break;
-		case 's':
-			max_size = 0;
-			parse_sizes(optarg, 1);
-			break;
-		case 'c':
+		if (opt == 'c')
 			parse_cpu_sizes(optarg);
-			break;
-		default:
+		else if (!bench_option(opt, optarg, 1))
 			usage();
-		}
 	}
 	if (cell_seconds <= 0 || rounds < 1 || rounds > MAX_ROUNDS || optind >= argc ||
 	    argc - optind > MAX_DRIVERS)

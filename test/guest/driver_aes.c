@@ -458,15 +458,6 @@ START_TEST(runtime_pm)
 }
 END_TEST
 
-struct fault_case {
-	const char *knob;
-	int mode;
-	enum path path;
-	size_t len;
-	const char *counter; /* grows by one */
-	int recovers; /* the request succeeds all the same */
-};
-
 static const struct fault_case faults[] = {
 	{ "fault_fifo_error", 1, PIO, 4096, "pio_errors", 0 },
 	{ "fault_dma_error", 1, DMA, 65536, "dma_errors", 0 },
@@ -480,54 +471,51 @@ static const struct fault_case faults[] = {
  * Each injected fault gives its request an error, never wrong bytes and never a hang; the next
  * request succeeds.
  */
+struct fault_request {
+	const char *name;
+	const unsigned char *key, *iv;
+	struct buffers *b;
+	struct layout l;
+};
+
+static int fault_request(void *arg)
+{
+	struct fault_request *r = arg;
+
+	return kernel_crypt(r->name, 1, r->key, 32, r->iv, r->b->in, r->b->out, &r->l);
+}
+
 START_TEST(injected_faults)
 {
 	const struct fault_case *f = &faults[_i];
-	struct layout l = { .len = f->len, .access = KCAPI_ACCESS_SENDMSG };
 	unsigned char key[32], iv[16];
-	char knob[256], name[64];
-	long long saved_timeout, counter, resets;
 	struct test_rng rng;
 	struct buffers b;
-	int ret;
+	char name[64];
+	struct fault_request r = { name, key, iv, &b,
+				   { .len = f->len, .access = KCAPI_ACCESS_SENDMSG } };
 
-	driver_name(f->mode, f->path, name, sizeof(name));
-	snprintf(knob, sizeof(knob), "%s%s", DEBUGFS_KNOB, f->knob);
+	driver_name(f->alg, f->path, name, sizeof(name));
 	test_rng_init(&rng, 0x4000 + (uint64_t)_i);
 	buffers_alloc(&b);
 	test_rng_fill(&rng, key, sizeof(key));
 	test_rng_fill(&rng, iv, sizeof(iv));
 	test_rng_fill(&rng, b.in, f->len);
 	memset(b.out, 0x5a, f->len);
-	/* shorter waits: a stall costs one timeout */
-	saved_timeout = read_number(TIMEOUT_PARAM);
-	write_number(TIMEOUT_PARAM, 500);
-	counter = stat_value(f->counter);
-	resets = stat_value("resets");
-
-	write_number(knob, 1);
-	ret = kernel_crypt(name, 1, key, sizeof(key), iv, b.in, b.out, &l);
-	ck_assert_int_eq(read_number(knob), 0);
-	ck_assert_stat_grew(f->counter, counter, 1);
+	run_with_fault(f, name, fault_request, &r);
 	if (f->recovers) {
 		struct layout one_shot = { .len = f->len };
 		char generic[64];
 
-		ck_assert_msg(ret == 0, "%s with %s: error %d", name, f->knob, ret);
-		snprintf(generic, sizeof(generic), "%s(aes-generic)", modes[f->mode].name);
+		snprintf(generic, sizeof(generic), "%s(aes-generic)", modes[f->alg].name);
 		ck_assert_int_eq(
 			kernel_crypt(generic, 1, key, sizeof(key), iv, b.in, b.ct, &one_shot), 0);
 		ck_assert_bytes_eq("output after a lost interrupt", b.out, b.ct, f->len);
-	} else {
-		ck_assert_msg(ret < 0, "%s with %s: no error", name, f->knob);
 	}
-	if (!strcmp(f->knob, "fault_stall"))
-		ck_assert_stat_grew("resets", resets, 1);
-	write_number(TIMEOUT_PARAM, saved_timeout);
 
 	/* the next request succeeds */
 	buffers_free(&b);
-	run_checked(f->mode, f->path, f->len, 0);
+	run_checked(f->alg, f->path, f->len, 0);
 }
 END_TEST
 

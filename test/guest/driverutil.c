@@ -83,6 +83,31 @@ void check_selftests_passed(const char *const *names, int count)
 	free(passed);
 }
 
+int run_with_fault(const struct fault_case *f, const char *name, int (*request)(void *arg),
+		   void *arg)
+{
+	long long saved_timeout = read_number(TIMEOUT_PARAM), counter, resets;
+	char knob[256];
+	int ret;
+
+	snprintf(knob, sizeof(knob), "%s%s", DEBUGFS_KNOB, f->knob);
+	write_number(TIMEOUT_PARAM, 500);
+	counter = stat_value(f->counter);
+	resets = stat_value("resets");
+	write_number(knob, 1);
+	ret = request(arg);
+	ck_assert_int_eq(read_number(knob), 0);
+	ck_assert_stat_grew(f->counter, counter, 1);
+	if (f->recovers)
+		ck_assert_msg(ret == 0, "%s with %s: error %d", name, f->knob, ret);
+	else
+		ck_assert_msg(ret < 0, "%s with %s: no error", name, f->knob);
+	if (!strcmp(f->knob, "fault_stall"))
+		ck_assert_stat_grew("resets", resets, 1);
+	write_number(TIMEOUT_PARAM, saved_timeout);
+	return ret;
+}
+
 void write_file(const char *path, const void *data, size_t len)
 {
 	FILE *f = fopen(path, "wb");

@@ -26,6 +26,24 @@ void check_selftests_passed(const char *const *names, int count);
 void write_file(const char *path, const void *data, size_t len);
 size_t read_file(const char *path, void *data, size_t size);
 
+/* One injected engine fault (ENGINE.md section 9) and what it must do to one request. */
+struct fault_case {
+	const char *knob;
+	int alg; /* the suite's mode or hash */
+	int path;
+	size_t len;
+	const char *counter; /* grows by one */
+	int recovers; /* the request succeeds all the same */
+};
+
+/*
+ * Arm @f's knob for one event, with short waits (a stall costs one timeout), and run @request
+ * (@name, @arg): it fails (or for a recovering fault succeeds), the knob is spent, the counter
+ * grew, a stall reset the engine. Returns what @request returned.
+ */
+int run_with_fault(const struct fault_case *f, const char *name, int (*request)(void *arg),
+		   void *arg);
+
 #define ck_assert_stat_grew(name, before, by)                                                  \
 	ck_assert_msg(stat_value(name) >= (before) + (by), "%s grew by %lld, want %d or more", \
 		      name, stat_value(name) - (before), by)
