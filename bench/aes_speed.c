@@ -118,6 +118,19 @@ static const char *label(const char *driver, char *buf, size_t size)
 	return buf;
 }
 
+struct encrypt_cell {
+	struct kcapi_handle **handles;
+	const uint8_t *in;
+	uint8_t *out;
+};
+
+static void encrypt_cell(void *arg, unsigned int driver, size_t len)
+{
+	struct encrypt_cell *c = arg;
+
+	encrypt(c->handles[driver], c->in, c->out, len);
+}
+
 static struct sample table_cells[MAX_SIZES][MAX_DRIVERS][MAX_ROUNDS];
 
 static void run_table(char **drivers, unsigned int ndrivers)
@@ -125,9 +138,8 @@ static void run_table(char **drivers, unsigned int ndrivers)
 	struct kcapi_handle *handles[MAX_DRIVERS];
 	bool present[MAX_DRIVERS] = { false };
 	uint8_t *in = alloc_buffer(), *out = alloc_buffer();
-	struct usage start, end;
-	unsigned int r, s, i, d;
-	unsigned long ops;
+	struct encrypt_cell cell = { .handles = handles, .in = in, .out = out };
+	unsigned int d;
 
 	if (RAND_bytes(in, (int)max_size) != 1)
 		die("RAND_bytes failed");
@@ -139,25 +151,7 @@ static void run_table(char **drivers, unsigned int ndrivers)
 		else
 			printf("%s: not available in this kernel\n", drivers[d]);
 	}
-	for (r = 0; r < rounds; r++) {
-		for (s = 0; s < nsizes; s++) {
-			/* each round starts with another driver: no one always runs first */
-			for (i = 0; i < ndrivers; i++) {
-				d = (i + r) % ndrivers;
-				if (!present[d])
-					continue;
-				encrypt(handles[d], in, out, sizes[s]); /* warm up */
-				ops = 0;
-				usage_now(&start);
-				do {
-					encrypt(handles[d], in, out, sizes[s]);
-					ops++;
-				} while (now() - start.wall < cell_seconds);
-				usage_now(&end);
-				table_cells[s][d][r] = sample_of(ops, sizes[s], &start, &end);
-			}
-		}
-	}
+	measure_cells(table_cells, present, ndrivers, encrypt_cell, &cell);
 	printf("AES-128-CBC encryption through AF_ALG, one request at a time; median of %u rounds "
 	       "of %.2g s per cell, cells interleaved\n",
 	       rounds, cell_seconds);

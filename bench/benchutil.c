@@ -222,3 +222,36 @@ int bench_option(int opt, char *arg, size_t step)
 		return 0;
 	}
 }
+
+static struct sample measure_cell(void (*op)(void *arg, unsigned int driver, size_t len),
+				  void *arg, unsigned int driver, size_t len)
+{
+	struct usage start, end;
+	unsigned long ops = 0;
+
+	op(arg, driver, len);
+	usage_now(&start);
+	do {
+		op(arg, driver, len);
+		ops++;
+	} while (now() - start.wall < cell_seconds);
+	usage_now(&end);
+	return sample_of(ops, len, &start, &end);
+}
+
+void measure_cells(struct sample cells[][MAX_DRIVERS][MAX_ROUNDS], const bool *present,
+		   unsigned int ndrivers, void (*op)(void *arg, unsigned int driver, size_t len),
+		   void *arg)
+{
+	unsigned int r, s, i, d;
+
+	for (r = 0; r < rounds; r++) {
+		for (s = 0; s < nsizes; s++) {
+			for (i = 0; i < ndrivers; i++) {
+				d = (i + r) % ndrivers;
+				if (present[d])
+					cells[s][d][r] = measure_cell(op, arg, d, sizes[s]);
+			}
+		}
+	}
+}

@@ -54,6 +54,14 @@ struct sample sample_of(unsigned long ops, size_t len, const struct usage *start
 /* The median, or the largest over the smallest, of one double field of @rounds records. */
 double median(const void *records, size_t record_size, size_t field);
 double spread(const void *records, size_t record_size, size_t field);
+/*
+ * Every cell, @rounds times: @op(@arg, driver, size) once to warm up, then again and again for
+ * cell_seconds. Each round runs each size and driver once, interleaved (so that a noisy machine
+ * spreads over all of them), starting with another driver each time.
+ */
+void measure_cells(struct sample cells[][MAX_DRIVERS][MAX_ROUNDS], const bool *present,
+		   unsigned int ndrivers, void (*op)(void *arg, unsigned int driver, size_t len),
+		   void *arg);
 void find_path(const char *pattern, char *path, size_t size);
 long long stat_value(const char *name);
 uint8_t *alloc_buffer(void);

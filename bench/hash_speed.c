@@ -107,6 +107,20 @@ static void print_best(const char *name)
 	printf("the bare name %s gives %s (priority %d)\n", name, best, best_priority);
 }
 
+struct digest_cell {
+	const int *ops;
+	const uint8_t *in;
+	uint8_t *out;
+	size_t dlen;
+};
+
+static void digest_cell(void *arg, unsigned int driver, size_t len)
+{
+	struct digest_cell *c = arg;
+
+	digest(c->ops[driver], c->in, len, c->out, c->dlen);
+}
+
 static struct sample cells[MAX_SIZES][MAX_DRIVERS][MAX_ROUNDS];
 
 /* Markdown rows as in the stm32-hash post: sizes (of @only, if not NULL) by drivers. */
@@ -150,9 +164,8 @@ static void run(char **drivers, unsigned int ndrivers)
 	bool present[MAX_DRIVERS] = { false };
 	uint8_t *in = alloc_buffer(), out[MAX_DIGEST];
 	const EVP_MD *md = NULL;
-	struct usage start, end;
-	unsigned int r, s, i, d, dlen = 0;
-	unsigned long count;
+	unsigned int d, dlen = 0;
+	struct digest_cell cell;
 	char name[64];
 
 	if (RAND_bytes(in, (int)max_size) != 1)
@@ -163,6 +176,7 @@ static void run(char **drivers, unsigned int ndrivers)
 	if (!md)
 		die("OpenSSL has no %s", name);
 	dlen = (unsigned int)EVP_MD_get_size(md);
+	cell = (struct digest_cell){ .ops = ops, .in = in, .out = out, .dlen = dlen };
 	for (d = 0; d < ndrivers; d++) {
 		ops[d] = open_driver(drivers[d], &tfms[d]);
 		present[d] = ops[d] >= 0;
@@ -172,25 +186,7 @@ static void run(char **drivers, unsigned int ndrivers)
 			printf("%s: not available in this kernel\n", drivers[d]);
 	}
 	print_best(name);
-	for (r = 0; r < rounds; r++) {
-		for (s = 0; s < nsizes; s++) {
-			/* each round starts with another driver: no one always runs first */
-			for (i = 0; i < ndrivers; i++) {
-				d = (i + r) % ndrivers;
-				if (!present[d])
-					continue;
-				digest(ops[d], in, sizes[s], out, dlen); /* warm up */
-				count = 0;
-				usage_now(&start);
-				do {
-					digest(ops[d], in, sizes[s], out, dlen);
-					count++;
-				} while (now() - start.wall < cell_seconds);
-				usage_now(&end);
-				cells[s][d][r] = sample_of(count, sizes[s], &start, &end);
-			}
-		}
-	}
+	measure_cells(cells, present, ndrivers, digest_cell, &cell);
 	printf("%s through AF_ALG, one digest at a time; median of %u rounds of %.2g s per cell, "
 	       "cells interleaved\n",
 	       name, rounds, cell_seconds);

@@ -46,9 +46,6 @@ struct mode {
 
 static const struct mode modes[] = { { "ecb", 16, 0 }, { "cbc", 16, 1 }, { "ctr", 1, 1 } };
 
-enum path { AUTO, PIO, DMA, PATHS };
-
-static const char *const path_suffix[PATHS] = { "", "-pio", "-dma" };
 
 #define MODES	(int)(sizeof(modes) / sizeof(modes[0]))
 #define DRIVERS (MODES * PATHS)
@@ -366,12 +363,6 @@ START_TEST(paths_by_statistics)
 }
 END_TEST
 
-struct thread_result {
-	int index;
-	int failed;
-	char err[512];
-};
-
 static void *thread_main(void *arg)
 {
 	struct thread_result *r = arg;
@@ -399,20 +390,9 @@ static void *thread_main(void *arg)
 /* 16 threads, each on its own sockets, all drivers at once: PIO and DMA interleave. */
 START_TEST(threads)
 {
-	struct thread_result results[THREADS];
-	pthread_t tids[THREADS];
 	long long chains = stat_value("dma_chains"), chained = stat_value("dma_chained_requests");
-	int i;
 
-	for (i = 0; i < THREADS; i++) {
-		results[i].index = i;
-		results[i].failed = 0;
-		ck_assert_int_eq(pthread_create(&tids[i], NULL, thread_main, &results[i]), 0);
-	}
-	for (i = 0; i < THREADS; i++)
-		ck_assert_int_eq(pthread_join(tids[i], NULL), 0);
-	for (i = 0; i < THREADS; i++)
-		ck_assert_msg(!results[i].failed, "thread %d: %s", i, results[i].err);
+	run_threads(THREADS, thread_main);
 	printf("threads: %lld DMA requests completed by %lld interrupts; longest chain %lld\n",
 	       stat_value("dma_chained_requests") - chained, stat_value("dma_chains") - chains,
 	       stat_value("dma_chain_max"));
@@ -458,15 +438,6 @@ START_TEST(runtime_pm)
 }
 END_TEST
 
-static const struct fault_case faults[] = {
-	{ "fault_fifo_error", 1, PIO, 4096, "pio_errors", 0 },
-	{ "fault_dma_error", 1, DMA, 65536, "dma_errors", 0 },
-	{ "fault_stall", 2, PIO, 4096, "pio_timeouts", 0 },
-	{ "fault_stall", 2, DMA, 65536, "dma_timeouts", 0 },
-	/* ENGINE.md section 7: a lost interrupt leaves the work done; the timeout completes it */
-	{ "fault_lost_irq", 0, DMA, 65536, "dma_late_completions", 1 },
-};
-
 /*
  * Each injected fault gives its request an error, never wrong bytes and never a hang; the next
  * request succeeds.
@@ -487,7 +458,7 @@ static int fault_request(void *arg)
 
 START_TEST(injected_faults)
 {
-	const struct fault_case *f = &faults[_i];
+	const struct fault_case *f = &fault_cases[_i];
 	unsigned char key[32], iv[16];
 	struct test_rng rng;
 	struct buffers b;
@@ -584,7 +555,7 @@ int main(void)
 	tcase_add_loop_test(tc, paths_by_statistics, 0, MODES);
 	tcase_add_test(tc, threads);
 	tcase_add_test(tc, runtime_pm);
-	tcase_add_loop_test(tc, injected_faults, 0, sizeof(faults) / sizeof(faults[0]));
+	tcase_add_loop_test(tc, injected_faults, 0, FAULT_CASES);
 	tcase_add_loop_test(tc, kcapi_enc_tool, 0, DRIVERS);
 	tcase_add_test(tc, reload);
 	suite_add_tcase(s, tc);

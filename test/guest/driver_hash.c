@@ -44,9 +44,6 @@ static const struct hash {
 } hashes[] = { { "md5", 64 },	 { "sha1", 64 },    { "sha224", 64 },
 	       { "sha256", 64 }, { "sha384", 128 }, { "sha512", 128 } };
 
-enum path { AUTO, PIO, DMA, PATHS };
-
-static const char *const path_suffix[PATHS] = { "", "-pio", "-dma" };
 
 #define HASHES	(int)(sizeof(hashes) / sizeof(hashes[0]))
 #define DRIVERS (HASHES * PATHS)
@@ -356,12 +353,6 @@ START_TEST(interleaved)
 }
 END_TEST
 
-struct thread_result {
-	int index;
-	int failed;
-	char err[256];
-};
-
 static void *thread_main(void *arg)
 {
 	struct thread_result *r = arg;
@@ -390,19 +381,7 @@ static void *thread_main(void *arg)
 
 START_TEST(threads)
 {
-	struct thread_result results[THREADS];
-	pthread_t tids[THREADS];
-	int i;
-
-	for (i = 0; i < THREADS; i++) {
-		results[i].index = i;
-		results[i].failed = 0;
-		ck_assert_int_eq(pthread_create(&tids[i], NULL, thread_main, &results[i]), 0);
-	}
-	for (i = 0; i < THREADS; i++)
-		ck_assert_int_eq(pthread_join(tids[i], NULL), 0);
-	for (i = 0; i < THREADS; i++)
-		ck_assert_msg(!results[i].failed, "thread %d: %s", i, results[i].err);
+	run_threads(THREADS, thread_main);
 }
 END_TEST
 
@@ -498,15 +477,6 @@ START_TEST(paths_by_statistics)
 }
 END_TEST
 
-static const struct fault_case faults[] = {
-	{ "fault_fifo_error", 3, PIO, 3000, "pio_errors", 0 },
-	{ "fault_dma_error", 5, DMA, 65536, "dma_errors", 0 },
-	{ "fault_stall", 1, PIO, 3000, "pio_timeouts", 0 },
-	{ "fault_stall", 3, DMA, 65536, "dma_timeouts", 0 },
-	/* ENGINE.md section 7: a lost interrupt leaves the work done; the timeout completes it */
-	{ "fault_lost_irq", 0, DMA, 65536, "dma_late_completions", 1 },
-};
-
 /*
  * Each injected fault fails its request with an error, never a wrong digest and never a hang;
  * the next request succeeds.
@@ -528,7 +498,7 @@ static int fault_request(void *arg)
 
 START_TEST(injected_faults)
 {
-	const struct fault_case *f = &faults[_i];
+	const struct fault_case *f = &fault_cases[_i];
 	size_t dlen = (size_t)EVP_MD_get_size(evp_md(f->alg));
 	unsigned char *buf = alloc_buffer(), got[MAX_DIGEST] = { 0 }, want[MAX_DIGEST];
 	struct test_rng rng;
@@ -618,7 +588,7 @@ int main(void)
 	tcase_add_test(tc, interleaved);
 	tcase_add_test(tc, threads);
 	tcase_add_loop_test(tc, paths_by_statistics, 0, HASHES);
-	tcase_add_loop_test(tc, injected_faults, 0, sizeof(faults) / sizeof(faults[0]));
+	tcase_add_loop_test(tc, injected_faults, 0, FAULT_CASES);
 	tcase_add_loop_test(tc, hmac, 0, DRIVERS);
 	tcase_add_loop_test(tc, kcapi_dgst_tool, 0, DRIVERS);
 	suite_add_tcase(s, tc);

@@ -1,11 +1,23 @@
 // SPDX-License-Identifier: GPL-2.0
 #define _GNU_SOURCE
 #include <glob.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "test/guest/driverutil.h"
+
+const char *const path_suffix[PATHS] = { "", "-pio", "-dma" };
+
+const struct fault_case fault_cases[FAULT_CASES] = {
+	{ "fault_fifo_error", 1, PIO, 4096, "pio_errors", 0 },
+	{ "fault_dma_error", 1, DMA, 65536, "dma_errors", 0 },
+	{ "fault_stall", 2, PIO, 4096, "pio_timeouts", 0 },
+	{ "fault_stall", 2, DMA, 65536, "dma_timeouts", 0 },
+	/* ENGINE.md section 7: a lost interrupt leaves the work done; the timeout completes it */
+	{ "fault_lost_irq", 0, DMA, 65536, "dma_late_completions", 1 },
+};
 
 void find_path(const char *pattern, char *path, size_t size)
 {
@@ -106,6 +118,26 @@ int run_with_fault(const struct fault_case *f, const char *name, int (*request)(
 		ck_assert_stat_grew("resets", resets, 1);
 	write_number(TIMEOUT_PARAM, saved_timeout);
 	return ret;
+}
+
+void run_threads(int count, void *(*main)(void *result))
+{
+	struct thread_result *results = calloc((size_t)count, sizeof(*results));
+	pthread_t *tids = calloc((size_t)count, sizeof(*tids));
+	int i;
+
+	ck_assert_ptr_nonnull(results);
+	ck_assert_ptr_nonnull(tids);
+	for (i = 0; i < count; i++) {
+		results[i].index = i;
+		ck_assert_int_eq(pthread_create(&tids[i], NULL, main, &results[i]), 0);
+	}
+	for (i = 0; i < count; i++)
+		ck_assert_int_eq(pthread_join(tids[i], NULL), 0);
+	for (i = 0; i < count; i++)
+		ck_assert_msg(!results[i].failed, "thread %d: %s", i, results[i].err);
+	free(results);
+	free(tids);
 }
 
 void write_file(const char *path, const void *data, size_t len)

@@ -26,6 +26,11 @@ void check_selftests_passed(const char *const *names, int count);
 void write_file(const char *path, const void *data, size_t len);
 size_t read_file(const char *path, void *data, size_t size);
 
+/* The three drivers of an algorithm: auto, PIO only, DMA only; and their name suffixes. */
+enum path { AUTO, PIO, DMA, PATHS };
+
+extern const char *const path_suffix[PATHS];
+
 /* One injected engine fault (ENGINE.md section 9) and what it must do to one request. */
 struct fault_case {
 	const char *knob;
@@ -41,8 +46,22 @@ struct fault_case {
  * (@name, @arg): it fails (or for a recovering fault succeeds), the knob is spent, the counter
  * grew, a stall reset the engine. Returns what @request returned.
  */
+/* Every knob on the path it acts on; alg is a small index, valid for every suite. */
+#define FAULT_CASES 5
+extern const struct fault_case fault_cases[FAULT_CASES];
+
 int run_with_fault(const struct fault_case *f, const char *name, int (*request)(void *arg),
 		   void *arg);
+
+/* What one thread of run_threads() did: failed, and why. */
+struct thread_result {
+	int index;
+	int failed;
+	char err[512];
+};
+
+/* @count threads of @main, each given its own result (index set); none may fail. */
+void run_threads(int count, void *(*main)(void *result));
 
 #define ck_assert_stat_grew(name, before, by)                                                  \
 	ck_assert_msg(stat_value(name) >= (before) + (by), "%s grew by %lld, want %d or more", \
