@@ -13,7 +13,7 @@
  * sits at 0 and the kernel refuses a negative priority, so the md5 drivers are at 0 too: a tie,
  * which the lookup of the bare name resolves to the driver registered last.
  *
- * and hmac(HASH) on the same nine paths, as drivers named hmac(HASH-hwoffload[-pio|-dma]): the
+ * hmac(HASH) comes on the same three paths, as drivers named hmac(HASH-hwoffload[-pio|-dma]): the
  * kernel's hmac template (before 6.16) takes only synchronous hashes and cannot be built over
  * these, so the driver does HMAC itself, as omap-sham and CESA do. setkey() derives the
  * chaining states after the ipad and opad blocks with the generic C hash (a block each, once
@@ -23,9 +23,9 @@
  *
  * The unit keeps no stream between requests: every request carries the stream's length and
  * chaining state in and gets them back, so any number of streams share the engine, and
- * export() is a copy of the request context's struct hwoff_hash_state. Updates of less than a
- * block (with what is buffered) stay in the request, as omap-sham and CESA do; only whole
- * blocks go to the engine before the final request, whose partial block the engine pads.
+ * export() is a copy of the request context's struct hwoff_hash_state. Updates that leave at
+ * most a block (with what is buffered) stay in the request, as omap-sham and CESA do; only
+ * whole blocks go to the engine before the final request, whose partial block the engine pads.
  */
 #include <crypto/hmac.h>
 #include <crypto/md5.h>
