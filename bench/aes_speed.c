@@ -43,164 +43,16 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "bench/benchutil.h"
+
 #define KEY_LEN	    16
 #define IV_LEN	    16
-#define PAGE_SIZE   4096
-#define MAX_DRIVERS 8
-#define MAX_SIZES   8
-#define MAX_ROUNDS  15
 #define MAX_THREADS 64
-#define DEBUGFS_DIR "/sys/kernel/debug/hwoffload/*/"
 
 static const uint8_t key[KEY_LEN] = "0123456789abcdef";
 static const uint8_t iv[IV_LEN] = "fedcba9876543210";
 
-static double cell_seconds = 0.5;
-static unsigned int rounds = 3;
 static unsigned int threads = 8;
-static size_t sizes[MAX_SIZES];
-static unsigned int nsizes;
-static size_t max_size;
-
-static void die(const char *fmt, ...) __attribute__((format(printf, 1, 2), noreturn));
-
-static void die(const char *fmt, ...)
-{
-	va_list ap;
-
-	va_start(ap, fmt);
-	fputs("aes_speed: ", stderr);
-	vfprintf(stderr, fmt, ap);
-	fputc('\n', stderr);
-	va_end(ap);
-	exit(1);
-}
-
-static double now(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec + ts.tv_nsec / 1e9;
-}
-
-/* Wall time, this process's CPU time and all CPUs' busy time, in seconds. */
-struct usage {
-	double wall;
-	double caller;
-	double busy;
-};
-
-static double tv_seconds(struct timeval tv)
-{
-	return tv.tv_sec + tv.tv_usec / 1e6;
-}
-
-static void usage_now(struct usage *u)
-{
-	unsigned long long user, nice, sys, idle, iowait, irq, softirq, steal;
-	struct rusage ru;
-	FILE *f;
-
-	getrusage(RUSAGE_SELF, &ru);
-	u->caller = tv_seconds(ru.ru_utime) + tv_seconds(ru.ru_stime);
-	f = fopen("/proc/stat", "r");
-	if (!f || fscanf(f, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &user, &nice, &sys,
-			 &idle, &iowait, &irq, &softirq, &steal) != 8)
-		die("cannot read /proc/stat");
-	fclose(f);
-	u->busy = (double)(user + nice + sys + irq + softirq + steal) / sysconf(_SC_CLK_TCK);
-	u->wall = now();
-}
-
-/* What one cell measured. */
-struct sample {
-	double ops_per_s;
-	double caller_ns_per_byte;
-	double caller_pct; /* of wall time */
-	double system_pct; /* of one CPU */
-};
-
-/* @ops requests of @len bytes between @start and @end. */
-static struct sample sample_of(unsigned long ops, size_t len, const struct usage *start,
-			       const struct usage *end)
-{
-	double wall = end->wall - start->wall, caller = end->caller - start->caller;
-
-	return (struct sample){
-		.ops_per_s = ops / wall,
-		.caller_ns_per_byte = ops ? caller * 1e9 / ((double)ops * len) : 0,
-		.caller_pct = 100 * caller / wall,
-		.system_pct = 100 * (end->busy - start->busy) / wall,
-	};
-}
-
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* One double field (at offset @field) of the @rounds records of a cell, sorted into @v. */
-static void sorted_rounds(const void *records, size_t record_size, size_t field, double *v)
-{
-	unsigned int r;
-
-	for (r = 0; r < rounds; r++)
-		v[r] = *(const double *)((const char *)records + r * record_size + field);
-	qsort(v, rounds, sizeof(v[0]), cmp_double);
-}
-
-static double median(const void *records, size_t record_size, size_t field)
-{
-	double v[MAX_ROUNDS];
-
-	sorted_rounds(records, record_size, field, v);
-	return rounds % 2 ? v[rounds / 2] : (v[rounds / 2 - 1] + v[rounds / 2]) / 2;
-}
-
-/* How far the rounds of a cell disagree: the largest over the smallest. */
-static double spread(const void *records, size_t record_size, size_t field)
-{
-	double v[MAX_ROUNDS];
-
-	sorted_rounds(records, record_size, field, v);
-	return v[0] > 0 ? v[rounds - 1] / v[0] : 0;
-}
-
-/* The one path matching @pattern (debugfs of the single hwoffload device). */
-static void find_path(const char *pattern, char *path, size_t size)
-{
-	glob_t g;
-
-	if (glob(pattern, 0, NULL, &g) || g.gl_pathc != 1)
-		die("need exactly one %s (is the driver loaded, debugfs mounted, are we root?)",
-		    pattern);
-	snprintf(path, size, "%s", g.gl_pathv[0]);
-	globfree(&g);
-}
-
-/* One counter of the driver's debugfs statistics ("name: value" lines). */
-static long long stat_value(const char *name)
-{
-	char path[512], line[128];
-	size_t n = strlen(name);
-	long long value = -1;
-	FILE *f;
-
-	find_path(DEBUGFS_DIR "stats", path, sizeof(path));
-	f = fopen(path, "r");
-	if (!f)
-		die("cannot open %s: %s", path, strerror(errno));
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, n) && line[n] == ':')
-			value = strtoll(line + n + 1, NULL, 10);
-	fclose(f);
-	if (value < 0)
-		die("no statistic %s in %s", name, path);
-	return value;
-}
 
 static void set_chain(bool on)
 {
@@ -211,15 +63,6 @@ static void set_chain(bool on)
 	f = fopen(path, "w");
 	if (!f || fprintf(f, "%d\n", on) < 0 || fclose(f))
 		die("cannot write %s (a driver without the chain knob?)", path);
-}
-
-static uint8_t *alloc_buffer(void)
-{
-	uint8_t *buf = aligned_alloc(PAGE_SIZE, max_size);
-
-	if (!buf)
-		die("out of memory");
-	return buf;
 }
 
 /* A handle on @driver with the key set, or NULL when the kernel has no such driver. */
@@ -275,37 +118,17 @@ static const char *label(const char *driver, char *buf, size_t size)
 	return buf;
 }
 
-static void print_figure(double v, int width)
-{
-	printf(v < 10 ? " %*.2f" : v < 100 ? " %*.1f" : " %*.0f", width, v);
-}
+struct encrypt_cell {
+	struct kcapi_handle **handles;
+	const uint8_t *in;
+	uint8_t *out;
+};
 
-/* Rows of sizes, columns of drivers: @figure (median, spread) of one field of struct sample. */
-static void print_table(const char *title, char **drivers, unsigned int ndrivers,
-			struct sample cells[][MAX_DRIVERS][MAX_ROUNDS], const bool *present,
-			double (*figure)(const void *, size_t, size_t), size_t field)
+static void encrypt_cell(void *arg, unsigned int driver, size_t len)
 {
-	unsigned int s, d;
-	int width[MAX_DRIVERS];
-	char buf[64];
+	struct encrypt_cell *c = arg;
 
-	printf("\n%s\n%8s", title, "bytes");
-	for (d = 0; d < ndrivers; d++) {
-		label(drivers[d], buf, sizeof(buf));
-		width[d] = strlen(buf) > 9 ? (int)strlen(buf) : 9;
-		printf(" %*s", width[d], buf);
-	}
-	putchar('\n');
-	for (s = 0; s < nsizes; s++) {
-		printf("%8zu", sizes[s]);
-		for (d = 0; d < ndrivers; d++)
-			if (present[d])
-				print_figure(figure(cells[s][d], sizeof(struct sample), field),
-					     width[d]);
-			else
-				printf(" %*s", width[d], "n/a");
-		putchar('\n');
-	}
+	encrypt(c->handles[driver], c->in, c->out, len);
 }
 
 static struct sample table_cells[MAX_SIZES][MAX_DRIVERS][MAX_ROUNDS];
@@ -315,9 +138,8 @@ static void run_table(char **drivers, unsigned int ndrivers)
 	struct kcapi_handle *handles[MAX_DRIVERS];
 	bool present[MAX_DRIVERS] = { false };
 	uint8_t *in = alloc_buffer(), *out = alloc_buffer();
-	struct usage start, end;
-	unsigned int r, s, i, d;
-	unsigned long ops;
+	struct encrypt_cell cell = { .handles = handles, .in = in, .out = out };
+	unsigned int d;
 
 	if (RAND_bytes(in, (int)max_size) != 1)
 		die("RAND_bytes failed");
@@ -329,41 +151,23 @@ static void run_table(char **drivers, unsigned int ndrivers)
 		else
 			printf("%s: not available in this kernel\n", drivers[d]);
 	}
-	for (r = 0; r < rounds; r++) {
-		for (s = 0; s < nsizes; s++) {
-			/* each round starts with another driver: no one always runs first */
-			for (i = 0; i < ndrivers; i++) {
-				d = (i + r) % ndrivers;
-				if (!present[d])
-					continue;
-				encrypt(handles[d], in, out, sizes[s]); /* warm up */
-				ops = 0;
-				usage_now(&start);
-				do {
-					encrypt(handles[d], in, out, sizes[s]);
-					ops++;
-				} while (now() - start.wall < cell_seconds);
-				usage_now(&end);
-				table_cells[s][d][r] = sample_of(ops, sizes[s], &start, &end);
-			}
-		}
-	}
+	measure_cells(table_cells, present, ndrivers, encrypt_cell, &cell);
 	printf("AES-128-CBC encryption through AF_ALG, one request at a time; median of %u rounds "
 	       "of %.2g s per cell, cells interleaved\n",
 	       rounds, cell_seconds);
 	print_table("operations per second", drivers, ndrivers, table_cells, present, median,
-		    offsetof(struct sample, ops_per_s));
+		    offsetof(struct sample, ops_per_s), label);
 	print_table("noise: operations per second, the best round over the worst", drivers,
-		    ndrivers, table_cells, present, spread, offsetof(struct sample, ops_per_s));
+		    ndrivers, table_cells, present, spread, offsetof(struct sample, ops_per_s), label);
 	print_table("caller CPU (getrusage user+sys of this process), ns per byte", drivers,
 		    ndrivers, table_cells, present, median,
-		    offsetof(struct sample, caller_ns_per_byte));
+		    offsetof(struct sample, caller_ns_per_byte), label);
 	print_table("caller CPU, % of wall time", drivers, ndrivers, table_cells, present, median,
-		    offsetof(struct sample, caller_pct));
+		    offsetof(struct sample, caller_pct), label);
 	print_table("system CPU (all busy time of /proc/stat: the engine and interrupt threads "
 		    "too), % of one CPU",
 		    drivers, ndrivers, table_cells, present, median,
-		    offsetof(struct sample, system_pct));
+		    offsetof(struct sample, system_pct), label);
 	for (d = 0; d < ndrivers; d++)
 		if (present[d])
 			kcapi_cipher_destroy(handles[d]);
@@ -523,21 +327,6 @@ static void run_chain(const char *driver)
 	pthread_barrier_destroy(&start_line);
 }
 
-static void parse_sizes(char *list)
-{
-	char *item, *end;
-
-	for (nsizes = 0; (item = strsep(&list, ",")); nsizes++) {
-		if (nsizes == MAX_SIZES)
-			die("at most %d sizes", MAX_SIZES);
-		sizes[nsizes] = strtoul(item, &end, 0);
-		if (*end || !sizes[nsizes] || sizes[nsizes] % 16)
-			die("sizes are multiples of 16 bytes, not '%s'", item);
-		if (sizes[nsizes] > max_size)
-			max_size = sizes[nsizes];
-	}
-}
-
 static void usage(void)
 {
 	fputs("usage: aes_speed [-t SECONDS] [-r ROUNDS] [-s SIZE,...] table DRIVER...\n"
@@ -551,25 +340,12 @@ int main(int argc, char **argv)
 	char default_sizes[] = "16,64,256,1024,8192,65536";
 	int opt;
 
-	parse_sizes(default_sizes);
+	parse_sizes(default_sizes, 16);
 	while ((opt = getopt(argc, argv, "t:r:s:n:")) != -1) {
-		switch (opt) {
-		case 't':
-			cell_seconds = atof(optarg);
-			break;
-		case 'r':
-			rounds = atoi(optarg);
-			break;
-		case 's':
-			max_size = 0;
-			parse_sizes(optarg);
-			break;
-		case 'n':
+		if (opt == 'n')
 			threads = atoi(optarg);
-			break;
-		default:
+		else if (!bench_option(opt, optarg, 16))
 			usage();
-		}
 	}
 	if (cell_seconds <= 0 || rounds < 1 || rounds > MAX_ROUNDS || threads < 1 ||
 	    threads > MAX_THREADS || optind + 2 > argc)

@@ -11,7 +11,6 @@
  * /sys/bus/pci/devices/DEVICE/hwoffload/threshold_{ecb,cbc,ctr}, in bytes.
  */
 #include <linux/module.h>
-#include <linux/pm_runtime.h>
 
 #include "hwoffload.h"
 
@@ -67,19 +66,23 @@ void hwoff_cipher_fill_ctx(struct skcipher_request *req, struct hwoff_aes_ctx *r
 	memcpy(rec->key, ctx->key, sizeof(rec->key));
 }
 
-/* The path of one request: the driver's own, or for auto the mode's threshold. */
-static enum hwoff_path hwoff_choose_path(struct hwoff_alg *alg, unsigned int len)
+/*
+ * The path of one request: the driver's own, or for auto its threshold (sysfs), counted in the
+ * auto_* or hash_auto_* statistics.
+ */
+enum hwoff_path hwoff_choose_path(struct hwoff_dev *hw, enum hwoff_path path,
+				  unsigned int threshold, unsigned int len, bool hash)
 {
-	struct hwoff_dev *hw = alg->hw;
+	bool pio;
 
-	if (alg->path != HWOFF_PATH_AUTO)
-		return alg->path;
-	if (len <= READ_ONCE(hw->threshold[alg->mode])) {
-		hwoff_stat_inc(hw, HWOFF_STAT_AUTO_PIO);
-		return HWOFF_PATH_PIO;
-	}
-	hwoff_stat_inc(hw, HWOFF_STAT_AUTO_DMA);
-	return HWOFF_PATH_DMA;
+	if (path != HWOFF_PATH_AUTO)
+		return path;
+	pio = len <= READ_ONCE(hw->threshold[threshold]);
+	if (hash)
+		hwoff_stat_inc(hw, pio ? HWOFF_STAT_HASH_AUTO_PIO : HWOFF_STAT_HASH_AUTO_DMA);
+	else
+		hwoff_stat_inc(hw, pio ? HWOFF_STAT_AUTO_PIO : HWOFF_STAT_AUTO_DMA);
+	return pio ? HWOFF_PATH_PIO : HWOFF_PATH_DMA;
 }
 
 static int hwoff_skcipher_crypt(struct skcipher_request *req, bool decrypt)
@@ -94,7 +97,7 @@ static int hwoff_skcipher_crypt(struct skcipher_request *req, bool decrypt)
 		return -EINVAL;
 	rctx->req = req;
 	rctx->decrypt = decrypt;
-	rctx->path = hwoff_choose_path(alg, req->cryptlen);
+	rctx->path = hwoff_choose_path(alg->hw, alg->path, alg->mode, req->cryptlen, false);
 	return crypto_transfer_skcipher_request_to_engine(alg->hw->engine, req);
 }
 
@@ -152,19 +155,17 @@ static int hwoff_skcipher_init(struct crypto_skcipher *tfm)
 	struct hwoff_tfm_ctx *ctx = crypto_skcipher_ctx(tfm);
 	struct hwoff_alg *alg = hwoff_alg_of(tfm);
 
-	hwoff_engine_tfm_init(&ctx->engine, &alg->engine_alg);
+	hwoff_engine_tfm_init(&ctx->engine, &alg->engine_alg.op);
 	crypto_skcipher_set_reqsize(tfm, sizeof(struct hwoff_req_ctx));
-	return pm_runtime_resume_and_get(alg->hw->dev);
+	return hwoff_tfm_pm_get(alg->hw);
 }
 
 static void hwoff_skcipher_exit(struct crypto_skcipher *tfm)
 {
 	struct hwoff_tfm_ctx *ctx = crypto_skcipher_ctx(tfm);
-	struct device *dev = hwoff_alg_of(tfm)->hw->dev;
 
 	memzero_explicit(ctx->key, sizeof(ctx->key));
-	pm_runtime_mark_last_busy(dev);
-	pm_runtime_put_autosuspend(dev);
+	hwoff_tfm_pm_put(hwoff_alg_of(tfm)->hw);
 }
 
 static void hwoff_alg_init(struct hwoff_alg *alg, struct hwoff_dev *hw,
@@ -215,6 +216,12 @@ int hwoff_algs_register(struct hwoff_dev *hw)
 			goto err_unregister;
 		}
 	}
+	/* an engine without the hash unit still serves AES */
+	if (hw->caps & HWOFF_CAP_HASH) {
+		ret = hwoff_hash_register(hw);
+		if (ret)
+			goto err_unregister;
+	}
 	return 0;
 
 err_unregister:
@@ -227,12 +234,17 @@ void hwoff_algs_unregister(struct hwoff_dev *hw)
 {
 	int i;
 
+	if (hw->caps & HWOFF_CAP_HASH)
+		hwoff_hash_unregister(hw);
 	for (i = 0; i < HWOFF_ALG_COUNT; i++)
 		crypto_engine_unregister_skcipher(&hw->algs[i].engine_alg);
 }
 
-/* sysfs hwoffload/threshold_MODE: the largest request the auto driver sends by PIO. */
-static enum hwoff_mode_index hwoff_attr_mode(struct device_attribute *attr)
+/*
+ * sysfs hwoffload/threshold_MODE and threshold_HASH: the largest request the auto driver sends
+ * by PIO (for a hash, the bytes one engine request hashes: buffered ones included).
+ */
+static unsigned int hwoff_attr_mode(struct device_attribute *attr)
 {
 	return (uintptr_t)container_of(attr, struct dev_ext_attribute, attr)->var;
 }
@@ -267,11 +279,23 @@ static ssize_t hwoff_threshold_store(struct device *dev, struct device_attribute
 HWOFF_THRESHOLD_ATTR(HWOFF_ECB, ecb);
 HWOFF_THRESHOLD_ATTR(HWOFF_CBC, cbc);
 HWOFF_THRESHOLD_ATTR(HWOFF_CTR, ctr);
+HWOFF_THRESHOLD_ATTR(HWOFF_THRESHOLD_HASH(HWOFF_MD5), md5);
+HWOFF_THRESHOLD_ATTR(HWOFF_THRESHOLD_HASH(HWOFF_SHA1), sha1);
+HWOFF_THRESHOLD_ATTR(HWOFF_THRESHOLD_HASH(HWOFF_SHA224), sha224);
+HWOFF_THRESHOLD_ATTR(HWOFF_THRESHOLD_HASH(HWOFF_SHA256), sha256);
+HWOFF_THRESHOLD_ATTR(HWOFF_THRESHOLD_HASH(HWOFF_SHA384), sha384);
+HWOFF_THRESHOLD_ATTR(HWOFF_THRESHOLD_HASH(HWOFF_SHA512), sha512);
 
 static struct attribute *hwoff_attrs[] = {
 	&hwoff_attr_threshold_ecb.attr.attr,
 	&hwoff_attr_threshold_cbc.attr.attr,
 	&hwoff_attr_threshold_ctr.attr.attr,
+	&hwoff_attr_threshold_md5.attr.attr,
+	&hwoff_attr_threshold_sha1.attr.attr,
+	&hwoff_attr_threshold_sha224.attr.attr,
+	&hwoff_attr_threshold_sha256.attr.attr,
+	&hwoff_attr_threshold_sha384.attr.attr,
+	&hwoff_attr_threshold_sha512.attr.attr,
 	NULL
 };
 

@@ -3,16 +3,32 @@
  * The one place where the crypto_engine API change of Linux 6.6 shows.
  *
  * 6.6 moved do_one_request from a struct crypto_engine_ctx at the start of every tfm context
- * into the algorithm (struct skcipher_engine_alg, crypto_engine_register_skcipher). The driver
- * is written against the 6.6 form; on older kernels this header provides that form on top of
- * the old one.
+ * into the algorithm (struct skcipher_engine_alg / ahash_engine_alg,
+ * crypto_engine_register_skcipher / _ahash). The driver is written against the 6.6 form; on
+ * older kernels this header provides that form on top of the old one.
  */
 #ifndef HWOFFLOAD_COMPAT_H
 #define HWOFFLOAD_COMPAT_H
 
 #include <crypto/engine.h>
+#include <crypto/internal/hash.h>
 #include <crypto/internal/skcipher.h>
 #include <linux/version.h>
+
+/* 6.12 moved the unaligned accessors from asm/ to linux/ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 12, 0)
+#include <linux/unaligned.h>
+#else
+#include <asm/unaligned.h>
+#endif
+
+/*
+ * The largest state crypto_register_ahash() accepts; 6.1 exports it, later kernels keep it in
+ * crypto/hash.h, outside include/.
+ */
+#ifndef HASH_MAX_STATESIZE
+#define HASH_MAX_STATESIZE	512
+#endif
 
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
 
@@ -21,7 +37,7 @@ struct hwoff_engine_tfm_ctx {
 };
 
 static inline void hwoff_engine_tfm_init(struct hwoff_engine_tfm_ctx *ctx,
-					 const struct skcipher_engine_alg *alg)
+					 const struct crypto_engine_op *op)
 {
 }
 
@@ -32,15 +48,20 @@ struct skcipher_engine_alg {
 	struct crypto_engine_op op;
 };
 
+struct ahash_engine_alg {
+	struct ahash_alg base;
+	struct crypto_engine_op op;
+};
+
 /* The engine reads do_one_request from the first member of the tfm context. */
 struct hwoff_engine_tfm_ctx {
 	struct crypto_engine_ctx enginectx;
 };
 
 static inline void hwoff_engine_tfm_init(struct hwoff_engine_tfm_ctx *ctx,
-					 const struct skcipher_engine_alg *alg)
+					 const struct crypto_engine_op *op)
 {
-	ctx->enginectx.op = alg->op;
+	ctx->enginectx.op = *op;
 }
 
 static inline int crypto_engine_register_skcipher(struct skcipher_engine_alg *alg)
@@ -51,6 +72,16 @@ static inline int crypto_engine_register_skcipher(struct skcipher_engine_alg *al
 static inline void crypto_engine_unregister_skcipher(struct skcipher_engine_alg *alg)
 {
 	crypto_unregister_skcipher(&alg->base);
+}
+
+static inline int crypto_engine_register_ahash(struct ahash_engine_alg *alg)
+{
+	return crypto_register_ahash(&alg->base);
+}
+
+static inline void crypto_engine_unregister_ahash(struct ahash_engine_alg *alg)
+{
+	crypto_unregister_ahash(&alg->base);
 }
 
 #endif

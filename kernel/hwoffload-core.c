@@ -78,7 +78,7 @@ int hwoff_reset_locked(struct hwoff_dev *hw)
 
 int hwoff_core_init(struct hwoff_dev *hw)
 {
-	enum hwoff_mode_index mode;
+	unsigned int i;
 	int ret;
 
 	/* INT_STATUS and CTRL are updated with atomic_t operations on little-endian words. */
@@ -94,8 +94,8 @@ int hwoff_core_init(struct hwoff_dev *hw)
 	mutex_init(&hw->hw_lock);
 	INIT_DELAYED_WORK(&hw->timeout_work, hwoff_dma_timeout_work);
 	hw->irq_cpu = -1;
-	for (mode = 0; mode < HWOFF_MODE_COUNT; mode++)
-		hw->threshold[mode] = HWOFF_DEFAULT_THRESHOLD;
+	for (i = 0; i < HWOFF_THRESHOLD_COUNT; i++)
+		hw->threshold[i] = HWOFF_DEFAULT_THRESHOLD;
 
 	/* A previous driver may have left sources enabled; MSI-X is not on yet. */
 	hwoff_write(hw, HWOFF_REG_INT_ENABLE, 0);

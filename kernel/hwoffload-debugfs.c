@@ -3,7 +3,11 @@
  * hwoffload debugfs, in /sys/kernel/debug/hwoffload/DEVICE/:
  *
  *   stats		"name: value" lines: the driver's counters, then the engine's own
- *			(engine_*, never reset). dma_chains counts completion passes that
+ *			(engine_*, never reset). pio_* and dma_* requests and bytes are AES,
+ *			hash_* the hashes; errors, timeouts, bounces, descriptors, interrupts
+ *			and chains count both units. hash_buffered counts the updates kept
+ *			whole in the request (less than a block: the engine never sees them
+ *			alone). dma_chains counts completion passes that
  *			finished requests, dma_chained_requests the requests they finished,
  *			dma_chain_max the most in one pass; dma_late_completions the requests
  *			the timeout found finished (a lost interrupt).
@@ -46,6 +50,13 @@ static const char * const hwoff_stat_names[HWOFF_STAT_COUNT] = {
 	[HWOFF_STAT_DMA_LATE_COMPLETIONS] = "dma_late_completions",
 	[HWOFF_STAT_AUTO_PIO] = "auto_pio",
 	[HWOFF_STAT_AUTO_DMA] = "auto_dma",
+	[HWOFF_STAT_HASH_PIO_REQUESTS] = "hash_pio_requests",
+	[HWOFF_STAT_HASH_PIO_BYTES] = "hash_pio_bytes",
+	[HWOFF_STAT_HASH_DMA_REQUESTS] = "hash_dma_requests",
+	[HWOFF_STAT_HASH_DMA_BYTES] = "hash_dma_bytes",
+	[HWOFF_STAT_HASH_AUTO_PIO] = "hash_auto_pio",
+	[HWOFF_STAT_HASH_AUTO_DMA] = "hash_auto_dma",
+	[HWOFF_STAT_HASH_BUFFERED] = "hash_buffered",
 	[HWOFF_STAT_RESETS] = "resets",
 	[HWOFF_STAT_RESET_FAILURES] = "reset_failures",
 	[HWOFF_STAT_PM_RESUMES] = "pm_resumes",

@@ -10,6 +10,11 @@
  * each way instead of bouncing the whole request. Only lists whose entries break the 16-byte
  * rule, or have too many entries, are copied into a bounce list.
  *
+ * A hash request is LOAD_CTX (its hash record, in the slot) and DATA descriptors without a
+ * destination, each a whole number of blocks but the last of a FINAL request. The caller's list
+ * goes zero-copy when it follows that rule and nothing is buffered in the request; else the
+ * buffered bytes and the list are copied into one bounce list, whose pages are whole blocks.
+ *
  * Ownership: descriptors in [CUR, HEAD) are the engine's. The driver fills descriptors past
  * HEAD and publishes them only by moving HEAD, never touching one it published (the lesson of
  * the 2025 CESA fix). Requests published while the engine walks are taken by the same walk, so
@@ -74,12 +79,13 @@ int hwoff_ring_init(struct hwoff_dev *hw)
 }
 
 /*
- * Entries of @sg covering @len bytes, or -EINVAL if one of them breaks the engine's rule
- * (start and length multiples of 16) or is longer than one DMA mapping may be (swiotlb).
- * dma_map_sg() keeps the 16-byte alignment: direct mappings keep the address, swiotlb slots are
- * 2 KiB aligned.
+ * Entries of @sg covering @len bytes, or -EINVAL if one of them breaks the engine's rule (start
+ * a multiple of 16; length a multiple of @piece, but for the last, which takes what is left)
+ * or is longer than one DMA mapping may be (swiotlb). dma_map_sg() keeps the 16-byte alignment:
+ * direct mappings keep the address, swiotlb slots are 2 KiB aligned.
  */
-static int hwoff_sg_dma_nents(struct device *dev, struct scatterlist *sg, unsigned int len)
+static int hwoff_sg_dma_nents(struct device *dev, struct scatterlist *sg, unsigned int len,
+			      unsigned int piece)
 {
 	size_t max_mapping = dma_max_mapping_size(dev);
 	int nents = 0;
@@ -87,21 +93,43 @@ static int hwoff_sg_dma_nents(struct device *dev, struct scatterlist *sg, unsign
 	for (; len; sg = sg_next(sg), nents++) {
 		unsigned int part = min(sg->length, len);
 
-		if (!IS_ALIGNED(sg->offset | part, HWOFF_DMA_ALIGN) || sg->length > max_mapping)
+		if (!IS_ALIGNED(sg->offset, HWOFF_DMA_ALIGN) ||
+		    (part < len && !IS_ALIGNED(part, piece)) || sg->length > max_mapping)
 			return -EINVAL;
 		len -= part;
 	}
 	return nents;
 }
 
+/*
+ * Pages for @len bytes, as large as needed to stay within HWOFF_MAX_DATA_DESCS descriptors;
+ * every entry but the last is a whole number of pages, so of AES and hash blocks.
+ */
+static int hwoff_bounce_alloc(struct hwoff_bounce *b, unsigned int len, gfp_t gfp)
+{
+	b->order = get_order(DIV_ROUND_UP(len, HWOFF_MAX_DATA_DESCS));
+	b->sgl = sgl_alloc_order(len, b->order, false, gfp, &b->nents);
+	return b->sgl ? 0 : -ENOMEM;
+}
+
+static int hwoff_bounce_map(struct hwoff_dev *hw, struct hwoff_bounce *b,
+			    enum dma_data_direction dir)
+{
+	if (dma_map_sg(hw->dev, b->sgl, b->nents, dir))
+		return 0;
+	sgl_free_n_order(b->sgl, b->nents, b->order);
+	b->sgl = NULL;
+	return -ENOMEM;
+}
+
 /* Copy the first @len bytes between the bounce list and @sgl (into the bounce if @to_bounce). */
-static void hwoff_bounce_copy(struct scatterlist *bounce, struct scatterlist *sgl,
+static void hwoff_bounce_copy(struct hwoff_bounce *bounce, struct scatterlist *sgl,
 			      unsigned int len, bool to_bounce)
 {
 	unsigned int nents = sg_nents(sgl), off, part;
 	struct scatterlist *b;
 
-	for (b = bounce, off = 0; off < len; b = sg_next(b), off += part) {
+	for (b = bounce->sgl, off = 0; off < len; b = sg_next(b), off += part) {
 		part = min(b->length, len - off);
 		if (to_bounce)
 			sg_pcopy_to_buffer(sgl, nents, sg_virt(b), part, off);
@@ -110,30 +138,43 @@ static void hwoff_bounce_copy(struct scatterlist *bounce, struct scatterlist *sg
 	}
 }
 
+/*
+ * Unmap first: it syncs what the engine wrote for the CPU. Then the first @len bytes go out to
+ * @copy_out, if not NULL.
+ */
+static void hwoff_bounce_free(struct hwoff_dev *hw, struct hwoff_bounce *b,
+			      enum dma_data_direction dir, struct scatterlist *copy_out,
+			      unsigned int len)
+{
+	dma_unmap_sg(hw->dev, b->sgl, b->nents, dir);
+	if (copy_out)
+		hwoff_bounce_copy(b, copy_out, len, false);
+	sgl_free_n_order(b->sgl, b->nents, b->order);
+	b->sgl = NULL;
+}
+
+static gfp_t hwoff_req_gfp(struct crypto_async_request *base)
+{
+	return base->flags & CRYPTO_TFM_REQ_MAY_SLEEP ? GFP_KERNEL : GFP_ATOMIC;
+}
+
 /* Bounce the whole request, padded to whole blocks (a CTR tail rides in the padding). */
 static int hwoff_dma_map_bounce(struct hwoff_dev *hw, struct skcipher_request *req)
 {
 	struct hwoff_req_ctx *rctx = skcipher_request_ctx(req);
-	gfp_t gfp = req->base.flags & CRYPTO_TFM_REQ_MAY_SLEEP ? GFP_KERNEL : GFP_ATOMIC;
-	unsigned int len = ALIGN(req->cryptlen, AES_BLOCK_SIZE), nents;
-	/* pages as large as needed to stay within HWOFF_MAX_DATA_DESCS descriptors */
-	unsigned int order = get_order(DIV_ROUND_UP(len, HWOFF_MAX_DATA_DESCS));
-	struct scatterlist *bounce;
+	unsigned int len = ALIGN(req->cryptlen, AES_BLOCK_SIZE);
+	int ret;
 
-	bounce = sgl_alloc_order(len, order, false, gfp, &nents);
-	if (!bounce)
-		return -ENOMEM;
-	hwoff_bounce_copy(bounce, req->src, req->cryptlen, true);
-	sg_zero_buffer(bounce, nents, len - req->cryptlen, req->cryptlen);
-	if (!dma_map_sg(hw->dev, bounce, nents, DMA_BIDIRECTIONAL)) {
-		sgl_free_n_order(bounce, nents, order);
-		return -ENOMEM;
-	}
-	rctx->bounce = bounce;
-	rctx->bounce_nents = nents;
-	rctx->bounce_order = order;
-	rctx->dma_src = bounce;
-	rctx->dma_dst = bounce;
+	ret = hwoff_bounce_alloc(&rctx->bounce, len, hwoff_req_gfp(&req->base));
+	if (ret)
+		return ret;
+	hwoff_bounce_copy(&rctx->bounce, req->src, req->cryptlen, true);
+	sg_zero_buffer(rctx->bounce.sgl, rctx->bounce.nents, len - req->cryptlen, req->cryptlen);
+	ret = hwoff_bounce_map(hw, &rctx->bounce, DMA_BIDIRECTIONAL);
+	if (ret)
+		return ret;
+	rctx->dma_src = rctx->bounce.sgl;
+	rctx->dma_dst = rctx->bounce.sgl;
 	rctx->dma_len = len;
 	rctx->tail_len = 0;
 	hwoff_stat_inc(hw, HWOFF_STAT_DMA_BOUNCES);
@@ -173,11 +214,11 @@ static int hwoff_dma_map(struct hwoff_dev *hw, struct skcipher_request *req)
 {
 	struct hwoff_req_ctx *rctx = skcipher_request_ctx(req);
 
-	rctx->bounce = NULL;
+	rctx->bounce.sgl = NULL;
 	rctx->dma_len = ALIGN_DOWN(req->cryptlen, AES_BLOCK_SIZE);
 	rctx->tail_len = req->cryptlen - rctx->dma_len;
-	rctx->src_nents = hwoff_sg_dma_nents(hw->dev, req->src, rctx->dma_len);
-	rctx->dst_nents = hwoff_sg_dma_nents(hw->dev, req->dst, rctx->dma_len);
+	rctx->src_nents = hwoff_sg_dma_nents(hw->dev, req->src, rctx->dma_len, HWOFF_DMA_ALIGN);
+	rctx->dst_nents = hwoff_sg_dma_nents(hw->dev, req->dst, rctx->dma_len, HWOFF_DMA_ALIGN);
 	if (rctx->src_nents < 0 || rctx->dst_nents < 0) {
 		hwoff_stat_inc(hw, HWOFF_STAT_DMA_BOUNCE_MISALIGNED);
 		return hwoff_dma_map_bounce(hw, req);
@@ -196,11 +237,9 @@ static void hwoff_dma_unmap(struct hwoff_dev *hw, struct skcipher_request *req, 
 {
 	struct hwoff_req_ctx *rctx = skcipher_request_ctx(req);
 
-	if (rctx->bounce) {
-		dma_unmap_sg(hw->dev, rctx->bounce, rctx->bounce_nents, DMA_BIDIRECTIONAL);
-		if (copy_out)
-			hwoff_bounce_copy(rctx->bounce, req->dst, req->cryptlen, false);
-		sgl_free_n_order(rctx->bounce, rctx->bounce_nents, rctx->bounce_order);
+	if (rctx->bounce.sgl) {
+		hwoff_bounce_free(hw, &rctx->bounce, DMA_BIDIRECTIONAL,
+				  copy_out ? req->dst : NULL, req->cryptlen);
 		return;
 	}
 	if (rctx->dma_len && req->src == req->dst) {
@@ -227,34 +266,37 @@ static void hwoff_desc_fill(struct hwoff_desc *desc, dma_addr_t src, dma_addr_t 
 }
 
 /*
- * The DATA descriptors of the mapped part, from ring index @index; only counted when @ring is
- * NULL. Source and destination are walked in step: a descriptor ends where either entry ends.
+ * The DATA descriptors for @len mapped bytes of @src into @dst (NULL: a hash, no destination),
+ * from ring index @index; only counted when @ring is NULL. Source and destination are walked in
+ * step: a descriptor ends where either entry ends.
  */
-static u32 hwoff_dma_data_descs(struct hwoff_req_ctx *rctx, struct hwoff_ring *ring, u32 index)
+static u32 hwoff_dma_data_descs(struct hwoff_ring *ring, u32 index, struct scatterlist *src,
+				struct scatterlist *dst, unsigned int len)
 {
-	struct scatterlist *src = rctx->dma_src, *dst = rctx->dma_dst;
-	unsigned int src_off = 0, dst_off = 0, left = rctx->dma_len, len;
+	unsigned int src_off = 0, dst_off = 0, part;
 	u32 count = 0;
 
-	while (left) {
+	while (len) {
 		while (src_off == sg_dma_len(src)) {
 			src = sg_next(src);
 			src_off = 0;
 		}
-		while (dst_off == sg_dma_len(dst)) {
+		while (dst && dst_off == sg_dma_len(dst)) {
 			dst = sg_next(dst);
 			dst_off = 0;
 		}
-		len = min3(left, sg_dma_len(src) - src_off, sg_dma_len(dst) - dst_off);
-		len = min(len, HWOFF_DMA_MAX_LEN);
+		part = min3(len, sg_dma_len(src) - src_off, HWOFF_DMA_MAX_LEN);
+		if (dst)
+			part = min(part, sg_dma_len(dst) - dst_off);
 		if (ring)
 			hwoff_desc_fill(hwoff_ring_desc(ring, index + count),
 					sg_dma_address(src) + src_off,
-					sg_dma_address(dst) + dst_off, len, HWOFF_DESC_DATA);
+					dst ? sg_dma_address(dst) + dst_off : 0, part,
+					HWOFF_DESC_DATA);
 		count++;
-		left -= len;
-		src_off += len;
-		dst_off += len;
+		len -= part;
+		src_off += part;
+		dst_off += part;
 	}
 	return count;
 }
@@ -272,118 +314,87 @@ static void hwoff_dma_follow_cpu(struct hwoff_dev *hw)
 		hw->irq_cpu = cpu;
 }
 
-static void hwoff_dma_publish(struct hwoff_dev *hw, struct skcipher_request *req, u32 ndesc)
+/*
+ * Make the descriptors filled in [@dreq->first_desc, @end) the engine's, the last one ending
+ * the request; the interrupt (or the timeout) completes it.
+ */
+static void hwoff_ring_publish(struct hwoff_dev *hw, struct hwoff_dma_req *dreq, u32 end)
 {
-	struct hwoff_req_ctx *rctx = skcipher_request_ctx(req);
 	struct hwoff_ring *ring = &hw->ring;
-	u32 first = ring->head, index = first;
-	struct hwoff_slot *slot = hwoff_ring_slot(ring, first);
-	dma_addr_t slot_dma = hwoff_ring_slot_dma(ring, first);
 	bool idle;
 
 	lockdep_assert_held(&hw->hw_lock);
-	hwoff_cipher_fill_ctx(req, &slot->ctx);
-	hwoff_desc_fill(hwoff_ring_desc(ring, index++), slot_dma + offsetof(struct hwoff_slot, ctx),
-			0, sizeof(slot->ctx), HWOFF_DESC_LOAD_CTX);
-	index += hwoff_dma_data_descs(rctx, ring, index);
-	if (rctx->tail_len) {
-		dma_addr_t tail_dma = slot_dma + offsetof(struct hwoff_slot, tail);
-
-		memcpy(slot->tail, rctx->tail, sizeof(slot->tail));
-		hwoff_desc_fill(hwoff_ring_desc(ring, index++), tail_dma, tail_dma,
-				sizeof(slot->tail), HWOFF_DESC_DATA);
-	}
-	hwoff_ring_desc(ring, index - 1)->flags |= cpu_to_le32(HWOFF_DESC_END_OF_REQ);
-
-	rctx->first_desc = first;
-	rctx->ndesc = ndesc;
-	rctx->deadline = jiffies + msecs_to_jiffies(hwoff_timeout_ms);
+	hwoff_ring_desc(ring, end - 1)->flags |= cpu_to_le32(HWOFF_DESC_END_OF_REQ);
+	dreq->ndesc = end - dreq->first_desc;
+	dreq->deadline = jiffies + msecs_to_jiffies(hwoff_timeout_ms);
 	spin_lock_bh(&ring->lock);
 	idle = list_empty(&ring->pending);
-	list_add_tail(&rctx->node, &ring->pending);
-	WRITE_ONCE(ring->head, index);
+	list_add_tail(&dreq->node, &ring->pending);
+	WRITE_ONCE(ring->head, end);
 	spin_unlock_bh(&ring->lock);
 	if (idle)
 		hwoff_dma_follow_cpu(hw);
 
 	/* the descriptors and the context record are in memory before HEAD moves */
 	wmb();
-	hwoff_write(hw, HWOFF_REG_RING_HEAD, index);
+	hwoff_write(hw, HWOFF_REG_RING_HEAD, end);
 	hwoff_ring_doorbell(hw, HWOFF_DB_DMA);
-	hwoff_stat_add(hw, HWOFF_STAT_DMA_DESCS, ndesc);
+	hwoff_stat_add(hw, HWOFF_STAT_DMA_DESCS, dreq->ndesc);
 	queue_delayed_work(system_wq, &hw->timeout_work, msecs_to_jiffies(hwoff_timeout_ms));
 }
 
-/* Map, wait for room in the ring and publish; the interrupt completes the request. */
-int hwoff_dma_submit(struct hwoff_dev *hw, struct skcipher_request *req)
+/* A LOAD_CTX at @index of the record (@len bytes from @off) in that descriptor's slot. */
+static void hwoff_ring_load_ctx(struct hwoff_ring *ring, u32 index, size_t off, u32 len)
 {
-	struct hwoff_req_ctx *rctx = skcipher_request_ctx(req);
-	struct hwoff_ring *ring = &hw->ring;
-	u32 ndesc, room;
-	int ret;
+	hwoff_desc_fill(hwoff_ring_desc(ring, index), hwoff_ring_slot_dma(ring, index) + off, 0,
+			len, HWOFF_DESC_LOAD_CTX);
+}
 
-	ret = hwoff_dma_map(hw, req);
-	if (ret)
-		return ret;
-	ndesc = 1 + hwoff_dma_data_descs(rctx, NULL, 0) + !!rctx->tail_len;
-	/*
-	 * Completions or, at worst, the timeout's reset free the ring. With chaining off (debugfs,
-	 * to measure what it gains) wait until the ring is empty: one request per walk.
-	 */
-	room = READ_ONCE(hw->dma_chain) ? ndesc : HWOFF_RING_ENTRIES;
+/*
+ * Wait for @ndesc free descriptors and take the hardware lock: the ring's first free descriptor
+ * and its slot are then the request's. Completions or, at worst, the timeout's reset free the
+ * ring. With chaining off (debugfs, to measure what it gains) wait until the ring is empty: one
+ * request per walk. The request's LOAD_CTX (@ctx_len bytes of the slot from @ctx_off) is
+ * filled; the caller fills the record and the DATA descriptors, publishes and unlocks.
+ */
+static int hwoff_ring_reserve(struct hwoff_dev *hw, struct hwoff_dma_req *dreq, u32 ndesc,
+			      size_t ctx_off, u32 ctx_len)
+{
+	struct hwoff_ring *ring = &hw->ring;
+	u32 room = READ_ONCE(hw->dma_chain) ? ndesc : HWOFF_RING_ENTRIES;
+
 	if (!wait_event_timeout(ring->space, hwoff_ring_space(ring) >= room,
-				msecs_to_jiffies(2 * hwoff_timeout_ms))) {
-		ret = -ETIMEDOUT;
-		goto err_unmap;
-	}
+				msecs_to_jiffies(2 * hwoff_timeout_ms)))
+		return -ETIMEDOUT;
 	mutex_lock(&hw->hw_lock);
 	if (hw->dead) {
-		ret = -EIO;
-		goto err_unlock;
+		mutex_unlock(&hw->hw_lock);
+		return -EIO;
 	}
-	hwoff_dma_publish(hw, req, ndesc);
-	mutex_unlock(&hw->hw_lock);
+	dreq->first_desc = ring->head;
+	hwoff_ring_load_ctx(ring, ring->head, ctx_off, ctx_len);
 	return 0;
-
-err_unlock:
-	mutex_unlock(&hw->hw_lock);
-err_unmap:
-	hwoff_dma_unmap(hw, req, false);
-	return ret;
 }
 
-/* Under the ring lock: a finished request's result, and its slot wiped of the key. */
-static void hwoff_dma_collect(struct hwoff_dev *hw, struct hwoff_req_ctx *rctx)
+static void hwoff_cipher_collect(struct hwoff_dev *hw, struct hwoff_dma_req *dreq,
+				 struct hwoff_slot *slot)
 {
-	struct hwoff_slot *slot = hwoff_ring_slot(&hw->ring, rctx->first_desc);
-	u32 i, status;
+	struct hwoff_req_ctx *rctx = container_of(dreq, struct hwoff_req_ctx, dma);
 
-	rctx->err = 0;
-	for (i = 0; i < rctx->ndesc && !rctx->err; i++) {
-		status = le32_to_cpu(READ_ONCE(hwoff_ring_desc(&hw->ring,
-							       rctx->first_desc + i)->status));
-		if (!(status & HWOFF_DSTAT_DONE)) {
-			rctx->err = -ETIMEDOUT;		/* dropped by a reset */
-		} else if (status & HWOFF_DSTAT_ERR_MASK) {
-			dev_warn_ratelimited(hw->dev, "DMA request failed: engine error %u\n",
-					     status & HWOFF_DSTAT_ERR_MASK);
-			rctx->err = -EIO;
-		}
-	}
-	if (!rctx->err) {
-		memcpy(rctx->iv_out, slot->ctx.iv, sizeof(rctx->iv_out));
-		memcpy(rctx->tail, slot->tail, sizeof(rctx->tail));
-	}
-	memzero_explicit(slot, sizeof(*slot));
+	if (dreq->err)
+		return;
+	memcpy(rctx->iv_out, slot->ctx.iv, sizeof(rctx->iv_out));
+	memcpy(rctx->tail, slot->tail, sizeof(rctx->tail));
 }
 
-static void hwoff_dma_finish(struct hwoff_dev *hw, struct hwoff_req_ctx *rctx)
+static void hwoff_cipher_finish(struct hwoff_dev *hw, struct hwoff_dma_req *dreq)
 {
+	struct hwoff_req_ctx *rctx = container_of(dreq, struct hwoff_req_ctx, dma);
 	struct skcipher_request *req = rctx->req;
 	unsigned int ivsize = crypto_skcipher_ivsize(crypto_skcipher_reqtfm(req));
 
-	hwoff_dma_unmap(hw, req, !rctx->err);
-	if (rctx->err) {
+	hwoff_dma_unmap(hw, req, !dreq->err);
+	if (dreq->err) {
 		hwoff_stat_inc(hw, HWOFF_STAT_DMA_ERRORS);
 	} else {
 		if (ivsize)
@@ -391,7 +402,232 @@ static void hwoff_dma_finish(struct hwoff_dev *hw, struct hwoff_req_ctx *rctx)
 		hwoff_stat_inc(hw, HWOFF_STAT_DMA_REQUESTS);
 		hwoff_stat_add(hw, HWOFF_STAT_DMA_BYTES, req->cryptlen);
 	}
-	crypto_finalize_skcipher_request(hw->engine, req, rctx->err);
+	crypto_finalize_skcipher_request(hw->engine, req, dreq->err);
+}
+
+static const struct hwoff_dma_ops hwoff_cipher_dma_ops = {
+	.collect = hwoff_cipher_collect,
+	.finish = hwoff_cipher_finish,
+};
+
+/* Map, wait for room in the ring and publish; the interrupt completes the request. */
+int hwoff_dma_submit(struct hwoff_dev *hw, struct skcipher_request *req)
+{
+	struct hwoff_req_ctx *rctx = skcipher_request_ctx(req);
+	struct hwoff_ring *ring = &hw->ring;
+	struct hwoff_slot *slot;
+	u32 ndesc, index;
+	int ret;
+
+	ret = hwoff_dma_map(hw, req);
+	if (ret)
+		return ret;
+	ndesc = 1 + hwoff_dma_data_descs(NULL, 0, rctx->dma_src, rctx->dma_dst, rctx->dma_len) +
+		!!rctx->tail_len;
+	rctx->dma.ops = &hwoff_cipher_dma_ops;
+	ret = hwoff_ring_reserve(hw, &rctx->dma, ndesc, offsetof(struct hwoff_slot, ctx),
+				 sizeof(slot->ctx));
+	if (ret) {
+		hwoff_dma_unmap(hw, req, false);
+		return ret;
+	}
+	index = rctx->dma.first_desc;
+	slot = hwoff_ring_slot(ring, index++);
+	hwoff_cipher_fill_ctx(req, &slot->ctx);
+	index += hwoff_dma_data_descs(ring, index, rctx->dma_src, rctx->dma_dst, rctx->dma_len);
+	if (rctx->tail_len) {
+		dma_addr_t tail_dma = hwoff_ring_slot_dma(ring, rctx->dma.first_desc) +
+				      offsetof(struct hwoff_slot, tail);
+
+		memcpy(slot->tail, rctx->tail, sizeof(slot->tail));
+		hwoff_desc_fill(hwoff_ring_desc(ring, index++), tail_dma, tail_dma,
+				sizeof(slot->tail), HWOFF_DESC_DATA);
+	}
+	hwoff_ring_publish(hw, &rctx->dma, index);
+	mutex_unlock(&hw->hw_lock);
+	return 0;
+}
+
+/*
+ * A hash request's data: zero-copy on req->src when nothing is buffered and the list follows
+ * the rule (whole blocks but the last of a FINAL request), else st.buf and req->src copied
+ * into a bounce list.
+ */
+static int hwoff_dma_map_hash(struct hwoff_dev *hw, struct ahash_request *req)
+{
+	struct hwoff_hash_req_ctx *rctx = ahash_request_ctx(req);
+	unsigned int total = rctx->st.buflen + rctx->src_len, off;
+	struct scatterlist *b;
+	int nents = -EINVAL;
+	int ret;
+
+	rctx->bounce.sgl = NULL;
+	rctx->src_nents = 0;
+	if (!total)
+		return 0;
+	if (!rctx->st.buflen)
+		nents = hwoff_sg_dma_nents(hw->dev, req->src, total, hwoff_hash_blocksize(req));
+	if (nents > HWOFF_MAX_DATA_DESCS) {
+		hwoff_stat_inc(hw, HWOFF_STAT_DMA_BOUNCE_SEGMENTS);
+	} else if (nents > 0) {
+		if (!dma_map_sg(hw->dev, req->src, nents, DMA_TO_DEVICE))
+			return -ENOMEM;
+		rctx->src_nents = nents;
+		rctx->dma_src = req->src;
+		hwoff_stat_inc(hw, HWOFF_STAT_DMA_ZERO_COPY);
+		return 0;
+	} else {
+		/* bytes buffered in front count too: the data then starts mid-block */
+		hwoff_stat_inc(hw, HWOFF_STAT_DMA_BOUNCE_MISALIGNED);
+	}
+	ret = hwoff_bounce_alloc(&rctx->bounce, total, hwoff_req_gfp(&req->base));
+	if (ret)
+		return ret;
+	for (b = rctx->bounce.sgl, off = 0; off < total; off += b->length, b = sg_next(b))
+		hwoff_hash_copy(req, sg_virt(b), off, min(b->length, total - off));
+	ret = hwoff_bounce_map(hw, &rctx->bounce, DMA_TO_DEVICE);
+	if (ret)
+		return ret;
+	rctx->dma_src = rctx->bounce.sgl;
+	hwoff_stat_inc(hw, HWOFF_STAT_DMA_BOUNCES);
+	hwoff_stat_add(hw, HWOFF_STAT_DMA_BOUNCE_BYTES, total);
+	return 0;
+}
+
+static void hwoff_dma_unmap_hash(struct hwoff_dev *hw, struct ahash_request *req)
+{
+	struct hwoff_hash_req_ctx *rctx = ahash_request_ctx(req);
+
+	if (rctx->bounce.sgl)
+		hwoff_bounce_free(hw, &rctx->bounce, DMA_TO_DEVICE, NULL, 0);
+	else if (rctx->src_nents)
+		dma_unmap_sg(hw->dev, req->src, rctx->src_nents, DMA_TO_DEVICE);
+}
+
+/* The written-back record: the outer one of an HMAC (its slot wiped of the opad state too). */
+static void hwoff_hash_collect(struct hwoff_dev *hw, struct hwoff_dma_req *dreq,
+			       struct hwoff_slot *slot)
+{
+	struct hwoff_hash_req_ctx *rctx = container_of(dreq, struct hwoff_hash_req_ctx, dma);
+	struct hwoff_slot *outer = NULL;
+
+	if (rctx->hmac_final) {
+		outer = hwoff_ring_slot(&hw->ring, rctx->outer_desc);
+		slot = outer;
+	}
+	if (!dreq->err) {
+		rctx->st.len_lo = le64_to_cpu(slot->hash.len_lo);
+		rctx->st.len_hi = le64_to_cpu(slot->hash.len_hi);
+		memcpy(rctx->st.state, slot->hash.state, sizeof(rctx->st.state));
+	}
+	if (outer)
+		memzero_explicit(outer, sizeof(*outer));
+}
+
+static void hwoff_hash_finish(struct hwoff_dev *hw, struct hwoff_dma_req *dreq)
+{
+	struct hwoff_hash_req_ctx *rctx = container_of(dreq, struct hwoff_hash_req_ctx, dma);
+
+	hwoff_dma_unmap_hash(hw, rctx->req);
+	if (dreq->err) {
+		hwoff_stat_inc(hw, HWOFF_STAT_DMA_ERRORS);
+	} else {
+		hwoff_stat_inc(hw, HWOFF_STAT_HASH_DMA_REQUESTS);
+		hwoff_stat_add(hw, HWOFF_STAT_HASH_DMA_BYTES, rctx->st.buflen + rctx->src_len);
+	}
+	hwoff_hash_done(hw, rctx->req, dreq->err);
+}
+
+static const struct hwoff_dma_ops hwoff_hash_dma_ops = {
+	.collect = hwoff_hash_collect,
+	.finish = hwoff_hash_finish,
+};
+
+/* A hash record: the stream's @len_lo bytes hashed into @state, to go on as @cfg says. */
+static void hwoff_hash_fill_rec(struct hwoff_hash_ctx *rec, u32 cfg, u64 len_lo, u64 len_hi,
+				const u8 *state)
+{
+	rec->cfg = cpu_to_le32(cfg);
+	memset(rec->reserved, 0, sizeof(rec->reserved));
+	rec->len_lo = cpu_to_le64(len_lo);
+	rec->len_hi = cpu_to_le64(len_hi);
+	memcpy(rec->state, state, sizeof(rec->state));
+}
+
+/*
+ * The hash form of hwoff_dma_submit() (ENGINE.md section 11, DMA form). The final request of an
+ * HMAC is two requests published together: the inner one, then the outer one from the opad
+ * state over the inner digest, read by the engine from the inner record it has just written
+ * back (descriptors run in order).
+ */
+int hwoff_dma_submit_hash(struct hwoff_dev *hw, struct ahash_request *req)
+{
+	struct hwoff_hash_req_ctx *rctx = ahash_request_ctx(req);
+	unsigned int total = rctx->st.buflen + rctx->src_len;
+	const u8 *outer = hwoff_hash_outer_state(req);
+	struct hwoff_ring *ring = &hw->ring;
+	u32 ndesc, index, first;
+	int ret;
+
+	BUILD_BUG_ON(sizeof(struct hwoff_hash_ctx) != 96);
+	/* the inner digest is DMA'd from the record: 16-byte aligned */
+	BUILD_BUG_ON(!IS_ALIGNED(offsetof(struct hwoff_slot, hash.state), HWOFF_DMA_ALIGN));
+	ret = hwoff_dma_map_hash(hw, req);
+	if (ret)
+		return ret;
+	/* an empty FINAL request is its LOAD_CTX alone */
+	ndesc = 1 + (total ? hwoff_dma_data_descs(NULL, 0, rctx->dma_src, NULL, total) : 0);
+	rctx->dma.ops = &hwoff_hash_dma_ops;
+	ret = hwoff_ring_reserve(hw, &rctx->dma, ndesc + (outer ? 2 : 0),
+				 offsetof(struct hwoff_slot, hash), sizeof(struct hwoff_hash_ctx));
+	if (ret) {
+		hwoff_dma_unmap_hash(hw, req);
+		return ret;
+	}
+	first = rctx->dma.first_desc;
+	index = first + 1;
+	hwoff_hash_fill_rec(&hwoff_ring_slot(ring, first)->hash, hwoff_hash_cfg(req, true, true),
+			    rctx->st.len_lo, rctx->st.len_hi, rctx->st.state);
+	if (total)
+		index += hwoff_dma_data_descs(ring, index, rctx->dma_src, NULL, total);
+	if (outer) {
+		hwoff_ring_desc(ring, index - 1)->flags |= cpu_to_le32(HWOFF_DESC_END_OF_REQ);
+		rctx->outer_desc = index;
+		hwoff_ring_load_ctx(ring, index, offsetof(struct hwoff_slot, hash),
+				    sizeof(struct hwoff_hash_ctx));
+		hwoff_hash_fill_rec(&hwoff_ring_slot(ring, index++)->hash,
+				    hwoff_hash_cfg(req, false, true), hwoff_hash_blocksize(req), 0,
+				    outer);
+		hwoff_desc_fill(hwoff_ring_desc(ring, index++),
+				hwoff_ring_slot_dma(ring, first) +
+				offsetof(struct hwoff_slot, hash.state),
+				0, hwoff_hash_digestsize(req), HWOFF_DESC_DATA);
+	}
+	hwoff_ring_publish(hw, &rctx->dma, index);
+	mutex_unlock(&hw->hw_lock);
+	return 0;
+}
+
+/* Under the ring lock: a finished request's result, and its slot wiped of key or state. */
+static void hwoff_dma_collect(struct hwoff_dev *hw, struct hwoff_dma_req *dreq)
+{
+	struct hwoff_slot *slot = hwoff_ring_slot(&hw->ring, dreq->first_desc);
+	u32 i, status;
+
+	dreq->err = 0;
+	for (i = 0; i < dreq->ndesc && !dreq->err; i++) {
+		status = le32_to_cpu(READ_ONCE(hwoff_ring_desc(&hw->ring,
+							       dreq->first_desc + i)->status));
+		if (!(status & HWOFF_DSTAT_DONE)) {
+			dreq->err = -ETIMEDOUT;		/* dropped by a reset */
+		} else if (status & HWOFF_DSTAT_ERR_MASK) {
+			dev_warn_ratelimited(hw->dev, "DMA request failed: engine error %u\n",
+					     status & HWOFF_DSTAT_ERR_MASK);
+			dreq->err = -EIO;
+		}
+	}
+	dreq->ops->collect(hw, dreq, slot);
+	memzero_explicit(slot, sizeof(*slot));
 }
 
 /*
@@ -402,7 +638,7 @@ static void hwoff_dma_finish(struct hwoff_dev *hw, struct hwoff_req_ctx *rctx)
 unsigned int hwoff_dma_complete(struct hwoff_dev *hw, bool all)
 {
 	struct hwoff_ring *ring = &hw->ring;
-	struct hwoff_req_ctx *rctx, *next;
+	struct hwoff_dma_req *dreq, *next;
 	unsigned int count = 0;
 	LIST_HEAD(done);
 	u32 cur;
@@ -410,14 +646,14 @@ unsigned int hwoff_dma_complete(struct hwoff_dev *hw, bool all)
 	spin_lock_bh(&ring->lock);
 	cur = all ? ring->head : hwoff_read(hw, HWOFF_REG_RING_CUR);
 	rmb();	/* CUR before the statuses it covers */
-	list_for_each_entry_safe(rctx, next, &ring->pending, node) {
-		u32 end = rctx->first_desc + rctx->ndesc;
+	list_for_each_entry_safe(dreq, next, &ring->pending, node) {
+		u32 end = dreq->first_desc + dreq->ndesc;
 
 		if ((s32)(cur - end) < 0)
 			break;
-		hwoff_dma_collect(hw, rctx);
+		hwoff_dma_collect(hw, dreq);
 		WRITE_ONCE(ring->tail, end);
-		list_move_tail(&rctx->node, &done);
+		list_move_tail(&dreq->node, &done);
 		count++;
 	}
 	if (count > atomic64_read(&hw->stats[HWOFF_STAT_DMA_CHAIN_MAX]))
@@ -431,8 +667,8 @@ unsigned int hwoff_dma_complete(struct hwoff_dev *hw, bool all)
 	hwoff_stat_add(hw, HWOFF_STAT_DMA_CHAINED_REQUESTS, count);
 	/* crypto_engine wants its requests finalized with bottom halves off */
 	local_bh_disable();
-	list_for_each_entry_safe(rctx, next, &done, node)
-		hwoff_dma_finish(hw, rctx);
+	list_for_each_entry_safe(dreq, next, &done, node)
+		dreq->ops->finish(hw, dreq);
 	local_bh_enable();
 	return count;
 }
@@ -447,14 +683,14 @@ void hwoff_dma_timeout_work(struct work_struct *work)
 	struct hwoff_dev *hw = container_of(to_delayed_work(work), struct hwoff_dev,
 					    timeout_work);
 	struct hwoff_ring *ring = &hw->ring;
-	struct hwoff_req_ctx *oldest;
+	struct hwoff_dma_req *oldest;
 	unsigned long deadline = 0;
 	bool halted;
 
 	hwoff_stat_add(hw, HWOFF_STAT_DMA_LATE_COMPLETIONS, hwoff_dma_complete(hw, false));
 	halted = hwoff_read(hw, HWOFF_REG_STATUS) & HWOFF_STATUS_DMA_HALTED;
 	spin_lock_bh(&ring->lock);
-	oldest = list_first_entry_or_null(&ring->pending, struct hwoff_req_ctx, node);
+	oldest = list_first_entry_or_null(&ring->pending, struct hwoff_dma_req, node);
 	if (oldest)
 		deadline = oldest->deadline;
 	spin_unlock_bh(&ring->lock);

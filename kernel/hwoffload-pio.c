@@ -25,17 +25,20 @@ static int hwoff_pio_wait(struct hwoff_dev *hw, u32 seq)
 				 HWOFF_REG_PIO_DONE_SEQ);
 }
 
-/* One FIFO load: @len bytes at offset @off of the request, through the engine. */
-static int hwoff_pio_chunk(struct hwoff_dev *hw, struct skcipher_request *req,
-			   unsigned int off, unsigned int len)
+/*
+ * Post the @len bytes in FIFO_IN to the unit whose registers are loaded, and wait. A timeout
+ * resets the engine (which fails the DMA ring too); an engine error leaves the context as
+ * it was before the request (ENGINE.md sections 5 and 11).
+ */
+static int hwoff_pio_run(struct hwoff_dev *hw, unsigned int len)
 {
 	u32 result;
 	int ret;
 
-	sg_pcopy_to_buffer(req->src, sg_nents(req->src), hw->regs + HWOFF_FIFO_IN, len, off);
 	hwoff_write(hw, HWOFF_REG_FIFO_IN_LEVEL, len);
 	hwoff_write(hw, HWOFF_REG_PIO_SEQ, ++hw->pio_seq);
 	hwoff_ring_doorbell(hw, HWOFF_DB_PIO);
+	hwoff_stat_inc(hw, HWOFF_STAT_PIO_CHUNKS);
 	ret = hwoff_pio_wait(hw, hw->pio_seq);
 	if (ret) {
 		hwoff_stat_inc(hw, HWOFF_STAT_PIO_TIMEOUTS);
@@ -45,15 +48,41 @@ static int hwoff_pio_chunk(struct hwoff_dev *hw, struct skcipher_request *req,
 	}
 	rmb();	/* PIO_DONE_SEQ before the result and the output it releases */
 	result = hwoff_read(hw, HWOFF_REG_PIO_RESULT);
-	if (result != HWOFF_ERR_NONE || hwoff_read(hw, HWOFF_REG_FIFO_OUT_LEVEL) != len) {
+	if (result != HWOFF_ERR_NONE) {
 		dev_warn_ratelimited(hw->dev, "PIO request failed: engine error %u\n", result);
+		return -EIO;
+	}
+	return 0;
+}
+
+/* One FIFO load: @len bytes at offset @off of the request, through the engine. */
+static int hwoff_pio_chunk(struct hwoff_dev *hw, struct skcipher_request *req,
+			   unsigned int off, unsigned int len)
+{
+	int ret;
+
+	sg_pcopy_to_buffer(req->src, sg_nents(req->src), hw->regs + HWOFF_FIFO_IN, len, off);
+	ret = hwoff_pio_run(hw, len);
+	if (!ret && hwoff_read(hw, HWOFF_REG_FIFO_OUT_LEVEL) != len) {
+		dev_warn_ratelimited(hw->dev, "PIO request failed: short output\n");
 		ret = -EIO;
-	} else {
+	}
+	if (!ret)
 		sg_pcopy_from_buffer(req->dst, sg_nents(req->dst), hw->regs + HWOFF_FIFO_OUT, len,
 				     off);
-	}
 	hwoff_write(hw, HWOFF_REG_FIFO_OUT_LEVEL, 0);
 	return ret;
+}
+
+static void hwoff_pio_count(struct hwoff_dev *hw, int ret, enum hwoff_stat requests,
+			    enum hwoff_stat bytes, unsigned int len)
+{
+	if (ret) {
+		hwoff_stat_inc(hw, HWOFF_STAT_PIO_ERRORS);
+	} else {
+		hwoff_stat_inc(hw, requests);
+		hwoff_stat_add(hw, bytes, len);
+	}
 }
 
 int hwoff_pio_crypt(struct hwoff_dev *hw, struct skcipher_request *req)
@@ -76,11 +105,12 @@ int hwoff_pio_crypt(struct hwoff_dev *hw, struct skcipher_request *req)
 		ret = -EIO;
 		goto out_unlock;
 	}
+	/* the hash unit may have had the PIO block last */
+	hwoff_write(hw, HWOFF_REG_PIO_UNIT, HWOFF_UNIT_AES);
 	memcpy(hw->regs + HWOFF_REG_AES_CFG, &ctx, sizeof(ctx));
 	for (off = 0; off < req->cryptlen && !ret; off += len) {
 		len = min(req->cryptlen - off, HWOFF_FIFO_DEPTH);
 		ret = hwoff_pio_chunk(hw, req, off, len);
-		hwoff_stat_inc(hw, HWOFF_STAT_PIO_CHUNKS);
 	}
 	if (!ret && ivsize)
 		memcpy(req->iv, hw->regs + HWOFF_REG_AES_IV, ivsize);
@@ -89,11 +119,63 @@ int hwoff_pio_crypt(struct hwoff_dev *hw, struct skcipher_request *req)
 out_unlock:
 	mutex_unlock(&hw->hw_lock);
 	memzero_explicit(&ctx, sizeof(ctx));
-	if (ret) {
-		hwoff_stat_inc(hw, HWOFF_STAT_PIO_ERRORS);
-	} else {
-		hwoff_stat_inc(hw, HWOFF_STAT_PIO_REQUESTS);
-		hwoff_stat_add(hw, HWOFF_STAT_PIO_BYTES, req->cryptlen);
+	hwoff_pio_count(hw, ret, HWOFF_STAT_PIO_REQUESTS, HWOFF_STAT_PIO_BYTES, req->cryptlen);
+	return ret;
+}
+
+/*
+ * A hash request (ENGINE.md section 11, PIO form): restore the stream into the hash registers,
+ * feed st.buf and then req->src FIFO load by FIFO load (each a whole number of blocks, as
+ * FIFO_DEPTH is; only the last may be partial, and only that one is FINAL), and save the
+ * length and state back; for an HMAC's final request, then the outer hash. On failure the
+ * request context keeps the state from before.
+ */
+int hwoff_pio_hash(struct hwoff_dev *hw, struct ahash_request *req)
+{
+	struct hwoff_hash_req_ctx *rctx = ahash_request_ctx(req);
+	unsigned int total = rctx->st.buflen + rctx->src_len, off = 0, len;
+	const u8 *outer;
+	int ret = 0;
+
+	BUILD_BUG_ON(HWOFF_FIFO_DEPTH % HWOFF_HASH_BLOCK_MAX);
+
+	mutex_lock(&hw->hw_lock);
+	if (hw->dead) {
+		ret = -EIO;
+		goto out_unlock;
 	}
+	hwoff_write(hw, HWOFF_REG_PIO_UNIT, HWOFF_UNIT_HASH);
+	hwoff_write64(hw, HWOFF_REG_HASH_LEN_LO, rctx->st.len_lo);
+	hwoff_write64(hw, HWOFF_REG_HASH_LEN_HI, rctx->st.len_hi);
+	memcpy(hw->regs + HWOFF_REG_HASH_STATE, rctx->st.state, HWOFF_HASH_STATE_SIZE);
+	/* a FINAL request may be empty: one load of 0 bytes then */
+	do {
+		len = min(total - off, HWOFF_FIFO_DEPTH);
+		hwoff_write(hw, HWOFF_REG_HASH_CFG, hwoff_hash_cfg(req, !off, off + len == total));
+		hwoff_hash_copy(req, hw->regs + HWOFF_FIFO_IN, off, len);
+		ret = hwoff_pio_run(hw, len);
+		off += len;
+	} while (!ret && off < total);
+	outer = hwoff_hash_outer_state(req);
+	if (!ret && outer) {
+		/* HMAC: the outer hash, from the opad state, over the inner digest */
+		memcpy(hw->regs + HWOFF_FIFO_IN, hw->regs + HWOFF_REG_HASH_STATE,
+		       hwoff_hash_digestsize(req));
+		hwoff_write64(hw, HWOFF_REG_HASH_LEN_LO, hwoff_hash_blocksize(req));
+		hwoff_write64(hw, HWOFF_REG_HASH_LEN_HI, 0);
+		memcpy(hw->regs + HWOFF_REG_HASH_STATE, outer, HWOFF_HASH_STATE_SIZE);
+		hwoff_write(hw, HWOFF_REG_HASH_CFG, hwoff_hash_cfg(req, false, true));
+		ret = hwoff_pio_run(hw, hwoff_hash_digestsize(req));
+	}
+	if (!ret) {
+		rctx->st.len_lo = hwoff_read64(hw, HWOFF_REG_HASH_LEN_LO);
+		rctx->st.len_hi = hwoff_read64(hw, HWOFF_REG_HASH_LEN_HI);
+		memcpy(rctx->st.state, hw->regs + HWOFF_REG_HASH_STATE, HWOFF_HASH_STATE_SIZE);
+	}
+	/* an HMAC's inner and outer states are as good as its key: leave none in BAR2 */
+	memzero_explicit(hw->regs + HWOFF_REG_HASH_STATE, HWOFF_HASH_STATE_SIZE);
+out_unlock:
+	mutex_unlock(&hw->hw_lock);
+	hwoff_pio_count(hw, ret, HWOFF_STAT_HASH_PIO_REQUESTS, HWOFF_STAT_HASH_PIO_BYTES, total);
 	return ret;
 }

@@ -1,17 +1,19 @@
 /* SPDX-License-Identifier: GPL-2.0 */
 /*
- * hwoffload: driver for the hwoffload AES engine (kernel/ENGINE.md).
+ * hwoffload: driver for the hwoffload AES and hash engine (kernel/ENGINE.md).
  *
  * Files: hwoffload-pci.c (bus glue: PCI, MSI-X, runtime PM), hwoffload-core.c (bring-up, reset
  * and recovery), hwoffload-cipher.c (the skcipher algorithms and the choice of path),
- * hwoffload-pio.c and hwoffload-dma.c (the two data paths), hwoffload-debugfs.c (statistics
- * and fault injection).
+ * hwoffload-hash.c (the ahash algorithms: buffering, state, export/import),
+ * hwoffload-pio.c and hwoffload-dma.c (the two data paths, for both units),
+ * hwoffload-debugfs.c (statistics and fault injection).
  */
 #ifndef HWOFFLOAD_H
 #define HWOFFLOAD_H
 
 #include <crypto/aes.h>
 #include <crypto/engine.h>
+#include <crypto/hash.h>
 #include <crypto/skcipher.h>
 #include <linux/atomic.h>
 #include <linux/device.h>
@@ -19,6 +21,7 @@
 #include <linux/io.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
+#include <linux/pm_runtime.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
@@ -45,6 +48,20 @@ enum hwoff_mode_index {
 	HWOFF_CTR,
 	HWOFF_MODE_COUNT
 };
+
+enum hwoff_hash_index {
+	HWOFF_MD5,
+	HWOFF_SHA1,
+	HWOFF_SHA224,
+	HWOFF_SHA256,
+	HWOFF_SHA384,
+	HWOFF_SHA512,
+	HWOFF_HASH_COUNT
+};
+
+/* The auto drivers' thresholds: the AES modes, then the hash algorithms. */
+#define HWOFF_THRESHOLD_HASH(hash)	(HWOFF_MODE_COUNT + (hash))
+#define HWOFF_THRESHOLD_COUNT		(HWOFF_MODE_COUNT + HWOFF_HASH_COUNT)
 
 enum hwoff_path {
 	HWOFF_PATH_AUTO,	/* PIO or DMA by the mode's threshold */
@@ -78,6 +95,13 @@ enum hwoff_stat {
 	HWOFF_STAT_DMA_LATE_COMPLETIONS,
 	HWOFF_STAT_AUTO_PIO,
 	HWOFF_STAT_AUTO_DMA,
+	HWOFF_STAT_HASH_PIO_REQUESTS,
+	HWOFF_STAT_HASH_PIO_BYTES,
+	HWOFF_STAT_HASH_DMA_REQUESTS,
+	HWOFF_STAT_HASH_DMA_BYTES,
+	HWOFF_STAT_HASH_AUTO_PIO,
+	HWOFF_STAT_HASH_AUTO_DMA,
+	HWOFF_STAT_HASH_BUFFERED,
 	HWOFF_STAT_RESETS,
 	HWOFF_STAT_RESET_FAILURES,
 	HWOFF_STAT_PM_RESUMES,
@@ -97,13 +121,48 @@ struct hwoff_fault_knob {
 
 /*
  * Per ring slot, in coherent memory: the context record of the request whose LOAD_CTX sits in
- * that slot (the engine writes the output IV back into it) and the block that carries a CTR
- * tail shorter than 16 bytes.
+ * that slot, which the engine writes back into: for AES the output IV, with the block that
+ * carries a CTR tail shorter than 16 bytes; for a hash the length and state (or digest).
  */
 struct hwoff_slot {
-	struct hwoff_aes_ctx ctx;
-	u8 tail[AES_BLOCK_SIZE];
+	union {
+		struct {
+			struct hwoff_aes_ctx ctx;
+			u8 tail[AES_BLOCK_SIZE];
+		};
+		struct hwoff_hash_ctx hash;
+	};
 } __aligned(64);
+
+struct hwoff_dma_req;
+
+/* What the ring does with a finished request of one kind (skcipher or ahash). */
+struct hwoff_dma_ops {
+	/*
+	 * under the ring lock, before the slot of the first descriptor is wiped, failed or not:
+	 * take the written-back record
+	 */
+	void (*collect)(struct hwoff_dev *hw, struct hwoff_dma_req *dreq, struct hwoff_slot *slot);
+	/* then, bottom halves off: unmap and finalize the crypto request */
+	void (*finish)(struct hwoff_dev *hw, struct hwoff_dma_req *dreq);
+};
+
+/* A request on the ring, as the ring's bookkeeping sees it, from submission to completion. */
+struct hwoff_dma_req {
+	struct list_head node;
+	const struct hwoff_dma_ops *ops;
+	u32 first_desc;
+	u32 ndesc;
+	unsigned long deadline;
+	int err;
+};
+
+/* A request copied into pages the engine can take, when the caller's list breaks its rules. */
+struct hwoff_bounce {
+	struct scatterlist *sgl;	/* NULL: no bounce */
+	unsigned int nents;
+	unsigned int order;
+};
 
 struct hwoff_ring {
 	struct hwoff_desc *desc;
@@ -134,12 +193,15 @@ struct hwoff_dev {
 	struct hwoff_ring ring;
 	bool dma_chain;			/* publish while the ring is busy; debugfs "chain" */
 	struct delayed_work timeout_work;
-	unsigned int threshold[HWOFF_MODE_COUNT];
+	unsigned int threshold[HWOFF_THRESHOLD_COUNT];
 	struct hwoff_alg *algs;
+	struct hwoff_hash_alg *hash_algs;
 	struct dentry *debugfs;
 	struct hwoff_fault_knob fault_knobs[HWOFF_FAULT_KNOBS];
 	atomic64_t stats[HWOFF_STAT_COUNT];
 };
+
+struct hwoff_hash_alg;
 
 /* One registered skcipher: a mode on a path. */
 struct hwoff_alg {
@@ -160,22 +222,63 @@ struct hwoff_req_ctx {
 	enum hwoff_path path;		/* PIO or DMA, chosen at submission */
 	bool decrypt;
 	/* DMA only, from submission to completion */
-	struct list_head node;
-	u32 first_desc;
-	u32 ndesc;
-	unsigned long deadline;
+	struct hwoff_dma_req dma;
 	struct scatterlist *dma_src;
 	struct scatterlist *dma_dst;
 	unsigned int dma_len;		/* bytes the DATA descriptors carry from dma_src */
 	unsigned int tail_len;		/* CTR bytes after dma_len, in the slot's tail */
 	int src_nents;			/* entries given to dma_map_sg() */
 	int dst_nents;
-	struct scatterlist *bounce;	/* when the caller's lists break the 16-byte rule */
-	unsigned int bounce_nents;
-	unsigned int bounce_order;
-	int err;
+	struct hwoff_bounce bounce;	/* when the caller's lists break the 16-byte rule */
 	u8 iv_out[AES_BLOCK_SIZE];
 	u8 tail[AES_BLOCK_SIZE];
+};
+
+/* One registered ahash: a hash algorithm on a path. */
+struct hwoff_hash_alg {
+	struct ahash_engine_alg engine_alg;
+	struct hwoff_dev *hw;
+	enum hwoff_hash_index hash;
+	enum hwoff_path path;
+	bool hmac;
+};
+
+struct hwoff_hash_tfm_ctx {
+	struct hwoff_engine_tfm_ctx engine;	/* first: see hwoffload-compat.h */
+	/* HMAC only: the generic hash, for keys longer than a block and the pad blocks */
+	struct crypto_shash *generic;
+	/* the chaining states after the key's ipad and opad blocks, in the engine's layout */
+	u8 ipad_state[HWOFF_HASH_STATE_SIZE];
+	u8 opad_state[HWOFF_HASH_STATE_SIZE];
+};
+
+/*
+ * A hash stream between requests, and what export() hands out: self-contained (no pointers,
+ * so a state imported into another request or socket is whole; the stm32-hash lesson).
+ */
+struct hwoff_hash_state {
+	u64 len_lo;			/* the engine's length counter: bytes it hashed */
+	u64 len_hi;
+	u8 state[HWOFF_HASH_STATE_SIZE];	/* its chaining state after them */
+	u8 buf[HWOFF_HASH_BLOCK_MAX];	/* bytes not sent yet: at most one block */
+	u32 buflen;
+	u32 started;			/* the engine took a block: resume, no INIT */
+};
+
+struct hwoff_hash_req_ctx {
+	struct hwoff_hash_state st;	/* first: export() and import() copy it */
+	struct ahash_request *req;
+	enum hwoff_path path;		/* PIO or DMA, chosen at submission */
+	bool final;
+	bool hmac_final;		/* the outer hash follows the inner FINAL */
+	u32 outer_desc;			/* DMA, HMAC: ring index of the outer LOAD_CTX */
+	unsigned int src_len;		/* bytes of req->src the engine takes after st.buf */
+	unsigned int keep;		/* bytes of req->src after those, buffered on success */
+	/* DMA only, from submission to completion */
+	struct hwoff_dma_req dma;
+	struct scatterlist *dma_src;
+	int src_nents;			/* entries given to dma_map_sg(); 0: nothing mapped */
+	struct hwoff_bounce bounce;	/* st.buf is not empty, or req->src breaks the rules */
 };
 
 extern unsigned int hwoff_timeout_ms;
@@ -226,6 +329,18 @@ static inline void hwoff_stat_inc(struct hwoff_dev *hw, enum hwoff_stat stat)
 	atomic64_inc(&hw->stats[stat]);
 }
 
+/* Runtime PM is held per transform, not per request. */
+static inline int hwoff_tfm_pm_get(struct hwoff_dev *hw)
+{
+	return pm_runtime_resume_and_get(hw->dev);
+}
+
+static inline void hwoff_tfm_pm_put(struct hwoff_dev *hw)
+{
+	pm_runtime_mark_last_busy(hw->dev);
+	pm_runtime_put_autosuspend(hw->dev);
+}
+
 /* hwoffload-core.c */
 int hwoff_core_init(struct hwoff_dev *hw);
 void hwoff_core_exit(struct hwoff_dev *hw);
@@ -238,13 +353,27 @@ extern const struct attribute_group *hwoff_attr_groups[];
 int hwoff_algs_register(struct hwoff_dev *hw);
 void hwoff_algs_unregister(struct hwoff_dev *hw);
 void hwoff_cipher_fill_ctx(struct skcipher_request *req, struct hwoff_aes_ctx *rec);
+enum hwoff_path hwoff_choose_path(struct hwoff_dev *hw, enum hwoff_path path,
+				  unsigned int threshold, unsigned int len, bool hash);
+
+/* hwoffload-hash.c */
+int hwoff_hash_register(struct hwoff_dev *hw);
+void hwoff_hash_unregister(struct hwoff_dev *hw);
+unsigned int hwoff_hash_blocksize(struct ahash_request *req);
+unsigned int hwoff_hash_digestsize(struct ahash_request *req);
+const u8 *hwoff_hash_outer_state(struct ahash_request *req);
+u32 hwoff_hash_cfg(struct ahash_request *req, bool first, bool last);
+void hwoff_hash_copy(struct ahash_request *req, void *buf, unsigned int off, unsigned int len);
+void hwoff_hash_done(struct hwoff_dev *hw, struct ahash_request *req, int err);
 
 /* hwoffload-pio.c */
 int hwoff_pio_crypt(struct hwoff_dev *hw, struct skcipher_request *req);
+int hwoff_pio_hash(struct hwoff_dev *hw, struct ahash_request *req);
 
 /* hwoffload-dma.c */
 int hwoff_ring_init(struct hwoff_dev *hw);
 int hwoff_dma_submit(struct hwoff_dev *hw, struct skcipher_request *req);
+int hwoff_dma_submit_hash(struct hwoff_dev *hw, struct ahash_request *req);
 unsigned int hwoff_dma_complete(struct hwoff_dev *hw, bool all);
 void hwoff_dma_timeout_work(struct work_struct *work);
 irqreturn_t hwoff_dma_irq(int irq, void *data);

@@ -13,7 +13,6 @@
 #define _GNU_SOURCE
 #include <check.h>
 #include <errno.h>
-#include <glob.h>
 #include <kcapi.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -22,6 +21,7 @@
 #include <sys/utsname.h>
 #include <unistd.h>
 
+#include "test/guest/driverutil.h"
 #include "test/testutil.h"
 
 #define MAX_LEN	   (256 * 1024)
@@ -38,11 +38,6 @@
 #define THREAD_ITERATIONS 6
 #define RUNS		  4 /* requests per check of the statistics */
 
-#define STATS		"/sys/kernel/debug/hwoffload/*/stats"
-#define DEBUGFS_KNOB	"/sys/kernel/debug/hwoffload/*/"
-#define SYSFS_THRESHOLD "/sys/bus/pci/drivers/hwoffload/*/hwoffload/threshold_"
-#define TIMEOUT_PARAM	"/sys/module/hwoffload/parameters/timeout_ms"
-
 struct mode {
 	const char *name;
 	size_t block; /* lengths are multiples of this */
@@ -51,9 +46,6 @@ struct mode {
 
 static const struct mode modes[] = { { "ecb", 16, 0 }, { "cbc", 16, 1 }, { "ctr", 1, 1 } };
 
-enum path { AUTO, PIO, DMA, PATHS };
-
-static const char *const path_suffix[PATHS] = { "", "-pio", "-dma" };
 
 #define MODES	(int)(sizeof(modes) / sizeof(modes[0]))
 #define DRIVERS (MODES * PATHS)
@@ -74,62 +66,6 @@ struct layout {
 static void driver_name(int mode, enum path path, char *buf, size_t size)
 {
 	snprintf(buf, size, "%s-aes-hwoffload%s", modes[mode].name, path_suffix[path]);
-}
-
-/* The one file matching a pattern (one engine in the guest). */
-static void find_path(const char *pattern, char *path, size_t size)
-{
-	glob_t g;
-
-	ck_assert_msg(glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc == 1, "%s: no single match",
-		      pattern);
-	snprintf(path, size, "%s", g.gl_pathv[0]);
-	globfree(&g);
-}
-
-static long long read_number(const char *pattern)
-{
-	char path[512];
-	long long value;
-	FILE *f;
-
-	find_path(pattern, path, sizeof(path));
-	f = fopen(path, "r");
-	ck_assert_msg(f != NULL, "cannot open %s", path);
-	ck_assert_int_eq(fscanf(f, "%lld", &value), 1);
-	fclose(f);
-	return value;
-}
-
-static void write_number(const char *pattern, long long value)
-{
-	char path[512];
-	FILE *f;
-
-	find_path(pattern, path, sizeof(path));
-	f = fopen(path, "w");
-	ck_assert_msg(f != NULL, "cannot open %s", path);
-	fprintf(f, "%lld\n", value);
-	ck_assert_msg(fclose(f) == 0, "cannot write %lld to %s", value, path);
-}
-
-/* One counter of the driver's debugfs statistics ("name: value" lines). */
-static long long stat_value(const char *name)
-{
-	char path[512], line[128];
-	size_t n = strlen(name);
-	long long value = -1;
-	FILE *f;
-
-	find_path(STATS, path, sizeof(path));
-	f = fopen(path, "r");
-	ck_assert_msg(f != NULL, "cannot open %s", path);
-	while (fgets(line, sizeof(line), f))
-		if (!strncmp(line, name, n) && line[n] == ':')
-			value = strtoll(line + n + 1, NULL, 10);
-	fclose(f);
-	ck_assert_msg(value >= 0, "no statistic %s in %s", name, path);
-	return value;
 }
 
 /*
@@ -304,33 +240,22 @@ static void random_layout(struct test_rng *rng, int mode, int iteration, struct 
 }
 
 /* Every driver shows "selftest : passed" in /proc/crypto. */
-static void check_selftests_passed(void)
+static void check_aes_selftests(void)
 {
-	char line[256], driver[64] = "", name[64];
-	int passed[DRIVERS] = { 0 }, i;
-	FILE *f = fopen("/proc/crypto", "r");
+	char names[DRIVERS][64];
+	const char *ptrs[DRIVERS];
+	int i;
 
-	ck_assert_ptr_nonnull(f);
-	while (fgets(line, sizeof(line), f)) {
-		if (sscanf(line, "driver : %63s", driver) == 1)
-			continue;
-		if (strncmp(line, "selftest", 8) || !strstr(line, ": passed"))
-			continue;
-		for (i = 0; i < DRIVERS; i++) {
-			driver_name(i / PATHS, i % PATHS, name, sizeof(name));
-			passed[i] |= !strcmp(driver, name);
-		}
-	}
-	fclose(f);
 	for (i = 0; i < DRIVERS; i++) {
-		driver_name(i / PATHS, i % PATHS, name, sizeof(name));
-		ck_assert_msg(passed[i], "%s: no \"selftest : passed\" in /proc/crypto", name);
+		driver_name(i / PATHS, i % PATHS, names[i], sizeof(names[i]));
+		ptrs[i] = names[i];
 	}
+	check_selftests_passed(ptrs, DRIVERS);
 }
 
 START_TEST(selftests_passed)
 {
-	check_selftests_passed();
+	check_aes_selftests();
 }
 END_TEST
 
@@ -373,13 +298,6 @@ static void run_checked(int mode, enum path path, size_t len, size_t out_off)
 			ck_abort_msg("%s", err);
 	buffers_free(&b);
 }
-
-#define ck_assert_stat_grew(name, before, by)                                                  \
-	ck_assert_msg(stat_value(name) >= (before) + (by), "%s grew by %lld, want %d or more", \
-		      name, stat_value(name) - (before), by)
-#define ck_assert_stat_same(name, before)                                            \
-	ck_assert_msg(stat_value(name) == (before), "%s grew by %lld, want 0", name, \
-		      stat_value(name) - (before))
 
 /* The statistics prove which path each driver takes. */
 START_TEST(paths_by_statistics)
@@ -445,12 +363,6 @@ START_TEST(paths_by_statistics)
 }
 END_TEST
 
-struct thread_result {
-	int index;
-	int failed;
-	char err[512];
-};
-
 static void *thread_main(void *arg)
 {
 	struct thread_result *r = arg;
@@ -478,20 +390,9 @@ static void *thread_main(void *arg)
 /* 16 threads, each on its own sockets, all drivers at once: PIO and DMA interleave. */
 START_TEST(threads)
 {
-	struct thread_result results[THREADS];
-	pthread_t tids[THREADS];
 	long long chains = stat_value("dma_chains"), chained = stat_value("dma_chained_requests");
-	int i;
 
-	for (i = 0; i < THREADS; i++) {
-		results[i].index = i;
-		results[i].failed = 0;
-		ck_assert_int_eq(pthread_create(&tids[i], NULL, thread_main, &results[i]), 0);
-	}
-	for (i = 0; i < THREADS; i++)
-		ck_assert_int_eq(pthread_join(tids[i], NULL), 0);
-	for (i = 0; i < THREADS; i++)
-		ck_assert_msg(!results[i].failed, "thread %d: %s", i, results[i].err);
+	run_threads(THREADS, thread_main);
 	printf("threads: %lld DMA requests completed by %lld interrupts; longest chain %lld\n",
 	       stat_value("dma_chained_requests") - chained, stat_value("dma_chains") - chains,
 	       stat_value("dma_chain_max"));
@@ -509,7 +410,7 @@ START_TEST(reload)
 	snprintf(cmd, sizeof(cmd), "rmmod hwoffload && insmod kernel/%s/hwoffload.ko", u.release);
 	for (i = 0; i < 2; i++) {
 		ck_assert_msg(system(cmd) == 0, "%s failed", cmd);
-		check_selftests_passed();
+		check_aes_selftests();
 		for (mode = 0; mode < MODES; mode++) {
 			run_checked(mode, PIO, 4096, 0);
 			run_checked(mode, DMA, 4096 * 4, 0);
@@ -537,98 +438,57 @@ START_TEST(runtime_pm)
 }
 END_TEST
 
-struct fault_case {
-	const char *knob;
-	int mode;
-	enum path path;
-	size_t len;
-	const char *counter; /* grows by one */
-	int recovers; /* the request succeeds all the same */
-};
-
-static const struct fault_case faults[] = {
-	{ "fault_fifo_error", 1, PIO, 4096, "pio_errors", 0 },
-	{ "fault_dma_error", 1, DMA, 65536, "dma_errors", 0 },
-	{ "fault_stall", 2, PIO, 4096, "pio_timeouts", 0 },
-	{ "fault_stall", 2, DMA, 65536, "dma_timeouts", 0 },
-	/* ENGINE.md section 7: a lost interrupt leaves the work done; the timeout completes it */
-	{ "fault_lost_irq", 0, DMA, 65536, "dma_late_completions", 1 },
-};
-
 /*
  * Each injected fault gives its request an error, never wrong bytes and never a hang; the next
  * request succeeds.
  */
+struct fault_request {
+	const char *name;
+	const unsigned char *key, *iv;
+	struct buffers *b;
+	struct layout l;
+};
+
+static int fault_request(void *arg)
+{
+	struct fault_request *r = arg;
+
+	return kernel_crypt(r->name, 1, r->key, 32, r->iv, r->b->in, r->b->out, &r->l);
+}
+
 START_TEST(injected_faults)
 {
-	const struct fault_case *f = &faults[_i];
-	struct layout l = { .len = f->len, .access = KCAPI_ACCESS_SENDMSG };
+	const struct fault_case *f = &fault_cases[_i];
 	unsigned char key[32], iv[16];
-	char knob[256], name[64];
-	long long saved_timeout, counter, resets;
 	struct test_rng rng;
 	struct buffers b;
-	int ret;
+	char name[64];
+	struct fault_request r = { name, key, iv, &b,
+				   { .len = f->len, .access = KCAPI_ACCESS_SENDMSG } };
 
-	driver_name(f->mode, f->path, name, sizeof(name));
-	snprintf(knob, sizeof(knob), "%s%s", DEBUGFS_KNOB, f->knob);
+	driver_name(f->alg, f->path, name, sizeof(name));
 	test_rng_init(&rng, 0x4000 + (uint64_t)_i);
 	buffers_alloc(&b);
 	test_rng_fill(&rng, key, sizeof(key));
 	test_rng_fill(&rng, iv, sizeof(iv));
 	test_rng_fill(&rng, b.in, f->len);
 	memset(b.out, 0x5a, f->len);
-	/* shorter waits: a stall costs one timeout */
-	saved_timeout = read_number(TIMEOUT_PARAM);
-	write_number(TIMEOUT_PARAM, 500);
-	counter = stat_value(f->counter);
-	resets = stat_value("resets");
-
-	write_number(knob, 1);
-	ret = kernel_crypt(name, 1, key, sizeof(key), iv, b.in, b.out, &l);
-	ck_assert_int_eq(read_number(knob), 0);
-	ck_assert_stat_grew(f->counter, counter, 1);
+	run_with_fault(f, name, fault_request, &r);
 	if (f->recovers) {
 		struct layout one_shot = { .len = f->len };
 		char generic[64];
 
-		ck_assert_msg(ret == 0, "%s with %s: error %d", name, f->knob, ret);
-		snprintf(generic, sizeof(generic), "%s(aes-generic)", modes[f->mode].name);
+		snprintf(generic, sizeof(generic), "%s(aes-generic)", modes[f->alg].name);
 		ck_assert_int_eq(
 			kernel_crypt(generic, 1, key, sizeof(key), iv, b.in, b.ct, &one_shot), 0);
 		ck_assert_bytes_eq("output after a lost interrupt", b.out, b.ct, f->len);
-	} else {
-		ck_assert_msg(ret < 0, "%s with %s: no error", name, f->knob);
 	}
-	if (!strcmp(f->knob, "fault_stall"))
-		ck_assert_stat_grew("resets", resets, 1);
-	write_number(TIMEOUT_PARAM, saved_timeout);
 
 	/* the next request succeeds */
 	buffers_free(&b);
-	run_checked(f->mode, f->path, f->len, 0);
+	run_checked(f->alg, f->path, f->len, 0);
 }
 END_TEST
-
-static void write_file(const char *path, const void *data, size_t len)
-{
-	FILE *f = fopen(path, "wb");
-
-	ck_assert_msg(f != NULL, "cannot create %s", path);
-	ck_assert_uint_eq(fwrite(data, 1, len, f), len);
-	ck_assert_int_eq(fclose(f), 0);
-}
-
-static size_t read_file(const char *path, void *data, size_t size)
-{
-	FILE *f = fopen(path, "rb");
-	size_t len;
-
-	ck_assert_msg(f != NULL, "cannot open %s", path);
-	len = fread(data, 1, size, f);
-	fclose(f);
-	return len;
-}
 
 /* kcapi-enc with -c NAME: its output file, its length. */
 static size_t kcapi_enc(const char *name, int enc, const char *iv_hex, const char *in,
@@ -695,7 +555,7 @@ int main(void)
 	tcase_add_loop_test(tc, paths_by_statistics, 0, MODES);
 	tcase_add_test(tc, threads);
 	tcase_add_test(tc, runtime_pm);
-	tcase_add_loop_test(tc, injected_faults, 0, sizeof(faults) / sizeof(faults[0]));
+	tcase_add_loop_test(tc, injected_faults, 0, FAULT_CASES);
 	tcase_add_loop_test(tc, kcapi_enc_tool, 0, DRIVERS);
 	tcase_add_test(tc, reload);
 	suite_add_tcase(s, tc);

@@ -1,0 +1,161 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE
+#include <glob.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "test/guest/driverutil.h"
+
+const char *const path_suffix[PATHS] = { "", "-pio", "-dma" };
+
+const struct fault_case fault_cases[FAULT_CASES] = {
+	{ "fault_fifo_error", 1, PIO, 4096, "pio_errors", 0 },
+	{ "fault_dma_error", 1, DMA, 65536, "dma_errors", 0 },
+	{ "fault_stall", 2, PIO, 4096, "pio_timeouts", 0 },
+	{ "fault_stall", 2, DMA, 65536, "dma_timeouts", 0 },
+	/* ENGINE.md section 7: a lost interrupt leaves the work done; the timeout completes it */
+	{ "fault_lost_irq", 0, DMA, 65536, "dma_late_completions", 1 },
+};
+
+void find_path(const char *pattern, char *path, size_t size)
+{
+	glob_t g;
+
+	ck_assert_msg(glob(pattern, 0, NULL, &g) == 0 && g.gl_pathc == 1, "%s: no single match",
+		      pattern);
+	snprintf(path, size, "%s", g.gl_pathv[0]);
+	globfree(&g);
+}
+
+long long read_number(const char *pattern)
+{
+	char path[512];
+	long long value;
+	FILE *f;
+
+	find_path(pattern, path, sizeof(path));
+	f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	ck_assert_int_eq(fscanf(f, "%lld", &value), 1);
+	fclose(f);
+	return value;
+}
+
+void write_number(const char *pattern, long long value)
+{
+	char path[512];
+	FILE *f;
+
+	find_path(pattern, path, sizeof(path));
+	f = fopen(path, "w");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	fprintf(f, "%lld\n", value);
+	ck_assert_msg(fclose(f) == 0, "cannot write %lld to %s", value, path);
+}
+
+long long stat_value(const char *name)
+{
+	char path[512], line[128];
+	size_t n = strlen(name);
+	long long value = -1;
+	FILE *f;
+
+	find_path(STATS, path, sizeof(path));
+	f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	while (fgets(line, sizeof(line), f))
+		if (!strncmp(line, name, n) && line[n] == ':')
+			value = strtoll(line + n + 1, NULL, 10);
+	fclose(f);
+	ck_assert_msg(value >= 0, "no statistic %s in %s", name, path);
+	return value;
+}
+
+void check_selftests_passed(const char *const *names, int count)
+{
+	char line[256], driver[64] = "";
+	int *passed = calloc((size_t)count, sizeof(*passed)), i;
+	FILE *f = fopen("/proc/crypto", "r");
+
+	ck_assert_ptr_nonnull(passed);
+	ck_assert_ptr_nonnull(f);
+	while (fgets(line, sizeof(line), f)) {
+		if (sscanf(line, "driver : %63s", driver) == 1)
+			continue;
+		if (strncmp(line, "selftest", 8) || !strstr(line, ": passed"))
+			continue;
+		for (i = 0; i < count; i++)
+			passed[i] |= !strcmp(driver, names[i]);
+	}
+	fclose(f);
+	for (i = 0; i < count; i++)
+		ck_assert_msg(passed[i], "%s: no \"selftest : passed\" in /proc/crypto", names[i]);
+	free(passed);
+}
+
+int run_with_fault(const struct fault_case *f, const char *name, int (*request)(void *arg),
+		   void *arg)
+{
+	long long saved_timeout = read_number(TIMEOUT_PARAM), counter, resets;
+	char knob[256];
+	int ret;
+
+	snprintf(knob, sizeof(knob), "%s%s", DEBUGFS_KNOB, f->knob);
+	write_number(TIMEOUT_PARAM, 500);
+	counter = stat_value(f->counter);
+	resets = stat_value("resets");
+	write_number(knob, 1);
+	ret = request(arg);
+	ck_assert_int_eq(read_number(knob), 0);
+	ck_assert_stat_grew(f->counter, counter, 1);
+	if (f->recovers)
+		ck_assert_msg(ret == 0, "%s with %s: error %d", name, f->knob, ret);
+	else
+		ck_assert_msg(ret < 0, "%s with %s: no error", name, f->knob);
+	if (!strcmp(f->knob, "fault_stall"))
+		ck_assert_stat_grew("resets", resets, 1);
+	write_number(TIMEOUT_PARAM, saved_timeout);
+	return ret;
+}
+
+void run_threads(int count, void *(*main)(void *result))
+{
+	struct thread_result *results = calloc((size_t)count, sizeof(*results));
+	pthread_t *tids = calloc((size_t)count, sizeof(*tids));
+	int i;
+
+	ck_assert_ptr_nonnull(results);
+	ck_assert_ptr_nonnull(tids);
+	for (i = 0; i < count; i++) {
+		results[i].index = i;
+		ck_assert_int_eq(pthread_create(&tids[i], NULL, main, &results[i]), 0);
+	}
+	for (i = 0; i < count; i++)
+		ck_assert_int_eq(pthread_join(tids[i], NULL), 0);
+	for (i = 0; i < count; i++)
+		ck_assert_msg(!results[i].failed, "thread %d: %s", i, results[i].err);
+	free(results);
+	free(tids);
+}
+
+void write_file(const char *path, const void *data, size_t len)
+{
+	FILE *f = fopen(path, "wb");
+
+	ck_assert_msg(f != NULL, "cannot create %s", path);
+	ck_assert_uint_eq(fwrite(data, 1, len, f), len);
+	ck_assert_int_eq(fclose(f), 0);
+}
+
+size_t read_file(const char *path, void *data, size_t size)
+{
+	FILE *f = fopen(path, "rb");
+	size_t len;
+
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	len = fread(data, 1, size, f);
+	fclose(f);
+	return len;
+}
