@@ -6,7 +6,12 @@
 
 void hwoff_count_request(struct hwoff_counters *c, size_t bytes)
 {
-	atomic_fetch_add_explicit(&c->requests, 1, memory_order_relaxed);
+	hwoff_count_requests(c, 1, bytes);
+}
+
+void hwoff_count_requests(struct hwoff_counters *c, uint64_t requests, uint64_t bytes)
+{
+	atomic_fetch_add_explicit(&c->requests, requests, memory_order_relaxed);
 	atomic_fetch_add_explicit(&c->bytes, bytes, memory_order_relaxed);
 }
 

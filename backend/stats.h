@@ -39,6 +39,8 @@ struct hwoff_counts {
 };
 
 void hwoff_count_request(struct hwoff_counters *c, size_t bytes);
+/* Several requests at once: a caller that tallies its own requests adds them in batches. */
+void hwoff_count_requests(struct hwoff_counters *c, uint64_t requests, uint64_t bytes);
 void hwoff_count_error(struct hwoff_counters *c);
 void hwoff_count_fallback(struct hwoff_counters *c, enum hwoff_fallback_reason reason);
 void hwoff_counters_read(const struct hwoff_counters *c, struct hwoff_counts *out);

@@ -46,8 +46,12 @@ struct cipher_ctx {
 	unsigned char keystream[AES_BLOCK]; /* CTR: the keystream block num points into */
 	unsigned int num; /* CTR: bytes of the current keystream block used; 0 = none */
 	bool keystream_known;
-	/* The table sends every size of this direction to software: no decision per request. */
+	/*
+	 * The table sends every size of this direction to software: the default provider's
+	 * context is the stream (its buffer, padding, IV), and each call goes straight to it.
+	 */
 	bool software_only;
+	struct hwoff_tally tally;
 	const struct hwoff_software *sw; /* the default provider's functions, once used */
 	void *software; /* its context */
 	bool software_keyed;
@@ -247,7 +251,7 @@ static int crypt_blocks(struct cipher_ctx *c, const unsigned char *in, unsigned 
 		if (!software_crypt(c, in, out, len))
 			return 0;
 	}
-	hwoff_count_request(&path->counters, len);
+	hwoff_tally_add(&c->tally, path, len);
 
 	switch (c->alg->mode) {
 	case HWOFF_MODE_CBC:
@@ -321,6 +325,7 @@ static void cipher_freectx(void *vctx)
 
 	if (!c)
 		return;
+	hwoff_tally_flush(&c->tally);
 	drop_kernel_sessions(c);
 	if (c->software)
 		c->sw->cipher.freectx(c->software);
@@ -335,6 +340,7 @@ static void *cipher_dupctx(void *vctx)
 		return NULL;
 	/* The copy makes its own kernel sessions when it needs them, from its chaining value. */
 	memset(c->kernel, 0, sizeof(c->kernel));
+	c->tally = (struct hwoff_tally){ 0 };
 	c->software = NULL;
 	if (src->software) {
 		c->software = src->sw->cipher.dupctx(src->software);
@@ -360,10 +366,61 @@ static bool software_only(const struct cipher_ctx *c)
 				      prov->config.objective) == SIZE_MAX;
 }
 
+static struct hwoff_path *software_path(struct cipher_ctx *c)
+{
+	return &c->prov->table->paths[0];
+}
+
+/* The default provider's context takes the stream, from our key, chaining value and padding. */
+static int delegate_init(struct cipher_ctx *c)
+{
+	OSSL_FUNC_cipher_encrypt_init_fn *init;
+	unsigned int padding = c->padding;
+	const OSSL_PARAM params[] = {
+		OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, &padding),
+		OSSL_PARAM_END,
+	};
+
+	if (!c->sw) {
+		c->sw = hwoff_software_of(c->prov, c->alg);
+		if (!c->sw)
+			return 0;
+	}
+	if (!c->software)
+		c->software = c->sw->cipher.newctx(c->sw->provctx);
+	init = c->encrypt ? c->sw->cipher.encrypt_init : c->sw->cipher.decrypt_init;
+	if (!c->software ||
+	    !init(c->software, c->keyed && !c->software_keyed ? c->key : NULL, c->alg->key_bytes,
+		  c->alg->iv_bytes ? c->chain : NULL, c->alg->iv_bytes, params)) {
+		HWOFF_RAISE(c->prov, HWOFF_R_SOFTWARE, "%s in the default provider failed",
+			    c->alg->name);
+		return 0;
+	}
+	c->software_keyed = c->keyed;
+	return 1;
+}
+
+/* Leaving a delegated stream: its chaining value is in the default provider's context. */
+static int take_back_chain(struct cipher_ctx *c)
+{
+	OSSL_PARAM params[] = {
+		OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, c->chain, AES_BLOCK),
+		OSSL_PARAM_END,
+	};
+
+	return !c->software_only || !c->software_keyed || !c->alg->iv_bytes ||
+	       c->sw->cipher.get_ctx_params(c->software, params);
+}
+
 static int cipher_init(struct cipher_ctx *c, bool encrypt, const unsigned char *key,
 		       size_t keylen, const unsigned char *iv, size_t ivlen,
 		       const OSSL_PARAM params[])
 {
+	bool was_software_only = c->software_only;
+
+	hwoff_tally_flush(&c->tally);
+	if (!take_back_chain(c))
+		return 0;
 	if (key) {
 		if (keylen != c->alg->key_bytes) {
 			HWOFF_RAISE(c->prov, HWOFF_R_KEY_LENGTH, "%s takes a %u-byte key, not %zu",
@@ -388,11 +445,15 @@ static int cipher_init(struct cipher_ctx *c, bool encrypt, const unsigned char *
 		c->software_keyed = false;
 	c->encrypt = encrypt;
 	c->software_only = software_only(c);
+	if (c->software_only != was_software_only)
+		c->software_keyed = false; /* its padding differs between the two uses */
 	c->buf_len = 0;
 	c->num = 0;
 	c->keystream_known = false;
 	chain_moved_by(c, NULL);
 	c->software_chain_current = false;
+	if (c->software_only && !delegate_init(c))
+		return 0;
 	return cipher_set_ctx_params(c, params);
 }
 
@@ -479,6 +540,13 @@ static int cipher_update(void *vctx, unsigned char *out, size_t *outl, size_t ou
 
 	if (!check_call(c, out, in, inl))
 		return 0;
+	if (c->software_only) {
+		if (!c->sw->cipher.update(c->software, out, outl, outsize, in, inl))
+			return 0;
+		if (inl)
+			hwoff_tally_add(&c->tally, software_path(c), inl);
+		return 1;
+	}
 	if (!inl) {
 		*outl = 0;
 		return 1;
@@ -499,6 +567,8 @@ static int cipher_final(void *vctx, unsigned char *out, size_t *outl, size_t out
 
 	if (!check_call(c, out, NULL, 0))
 		return 0;
+	if (c->software_only)
+		return c->sw->cipher.final(c->software, out, outl, outsize);
 	*outl = 0;
 	if (is_ctr(c))
 		return 1;
@@ -552,15 +622,24 @@ static int cipher_cipher(void *vctx, unsigned char *out, size_t *outl, size_t ou
 
 	if (!check_call(c, out, in, inl) || !check_room(c, inl, outsize))
 		return 0;
+	/* Stricter than OpenSSL's own ECB and CBC, which process the whole blocks and say nothing. */
+	if (!is_ctr(c) && inl % AES_BLOCK) {
+		HWOFF_RAISE(c->prov, HWOFF_R_NOT_BLOCK_MULTIPLE, "%s: %zu bytes", c->alg->name, inl);
+		return 0;
+	}
+	if (c->software_only) {
+		if (!c->sw->cipher.cipher(c->software, out, outl, outsize, in, inl))
+			return 0;
+		if (inl)
+			hwoff_tally_add(&c->tally, software_path(c), inl);
+		return 1;
+	}
 	*outl = 0;
 	if (!inl)
 		return 1;
 	if (is_ctr(c)) {
 		if (!ctr_crypt(c, out, in, inl))
 			return 0;
-	} else if (inl % AES_BLOCK) {
-		HWOFF_RAISE(c->prov, HWOFF_R_NOT_BLOCK_MULTIPLE, "%s: %zu bytes", c->alg->name, inl);
-		return 0;
 	} else if (!crypt_blocks(c, in, out, inl, inl)) {
 		return 0;
 	}
@@ -650,6 +729,14 @@ static int cipher_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
 	struct cipher_ctx *c = vctx;
 
+	/* A delegated stream's num and updated IV are the default provider's to tell. */
+	if (c->software_only && c->software_keyed &&
+	    !c->sw->cipher.get_ctx_params(c->software, params))
+		return 0;
+	if (c->software_only && c->software_keyed)
+		return set_size(params, OSSL_CIPHER_PARAM_KEYLEN, c->alg->key_bytes) &&
+		       set_size(params, OSSL_CIPHER_PARAM_IVLEN, c->alg->iv_bytes) &&
+		       set_octets(params, OSSL_CIPHER_PARAM_IV, c->iv, c->alg->iv_bytes);
 	return set_size(params, OSSL_CIPHER_PARAM_KEYLEN, c->alg->key_bytes) &&
 	       set_size(params, OSSL_CIPHER_PARAM_IVLEN, c->alg->iv_bytes) &&
 	       set_uint(params, OSSL_CIPHER_PARAM_PADDING, c->padding) &&
@@ -725,6 +812,9 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 			return 0;
 		}
 	}
+	/* A delegated stream's padding and num are kept by the default provider's context. */
+	if (c->software_only && c->software && !c->sw->cipher.set_ctx_params(c->software, params))
+		return 0;
 	return 1;
 bad:
 	HWOFF_RAISE(c->prov, HWOFF_R_PARAMETER, "%s: bad value for parameter '%s'", c->alg->name,

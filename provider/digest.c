@@ -47,6 +47,7 @@ struct digest_ctx {
 	bool kernel_fresh; /* no partial message in kernel */
 	const struct hwoff_software *sw; /* the default provider's functions, once used */
 	void *software; /* its context */
+	struct hwoff_tally tally;
 };
 
 static struct hwoff_path *software_path(struct digest_ctx *c)
@@ -241,6 +242,7 @@ static void digest_freectx(void *vctx)
 
 	if (!c)
 		return;
+	hwoff_tally_flush(&c->tally);
 	drop_kernel(c);
 	if (c->software)
 		c->sw->digest.freectx(c->software);
@@ -258,6 +260,7 @@ static void *digest_dupctx(void *vctx)
 	c->buf = c->small;
 	c->buf_cap = sizeof(c->small);
 	c->buf_len = c->buf_dirty = 0;
+	c->tally = (struct hwoff_tally){ 0 };
 	c->kernel = NULL;
 	c->kernel_path = NULL;
 	c->software = NULL;
@@ -361,7 +364,7 @@ static int digest_final(void *vctx, unsigned char *out, size_t *outl, size_t out
 		return 0;
 	}
 done:
-	hwoff_count_request(&c->path->counters, c->total);
+	hwoff_tally_add(&c->tally, c->path, c->total);
 	c->state = DIGEST_FINISHED;
 	*outl = c->alg->digest_bytes;
 	return 1;

@@ -86,6 +86,18 @@ static void take_software_cipher_functions(struct hwoff_software *sw, const OSSL
 		case OSSL_FUNC_CIPHER_CIPHER:
 			sw->cipher.cipher = OSSL_FUNC_cipher_cipher(fn);
 			break;
+		case OSSL_FUNC_CIPHER_UPDATE:
+			sw->cipher.update = OSSL_FUNC_cipher_update(fn);
+			break;
+		case OSSL_FUNC_CIPHER_FINAL:
+			sw->cipher.final = OSSL_FUNC_cipher_final(fn);
+			break;
+		case OSSL_FUNC_CIPHER_GET_CTX_PARAMS:
+			sw->cipher.get_ctx_params = OSSL_FUNC_cipher_get_ctx_params(fn);
+			break;
+		case OSSL_FUNC_CIPHER_SET_CTX_PARAMS:
+			sw->cipher.set_ctx_params = OSSL_FUNC_cipher_set_ctx_params(fn);
+			break;
 		case OSSL_FUNC_CIPHER_FREECTX:
 			sw->cipher.freectx = OSSL_FUNC_cipher_freectx(fn);
 			break;
@@ -156,7 +168,9 @@ static int find_software(struct hwoff_prov *prov, const struct hwoff_alg *alg)
 	}
 	take_software_cipher_functions(sw, a->implementation);
 	return sw->cipher.newctx && sw->cipher.freectx && sw->cipher.dupctx &&
-	       sw->cipher.encrypt_init && sw->cipher.decrypt_init && sw->cipher.cipher;
+	       sw->cipher.encrypt_init && sw->cipher.decrypt_init && sw->cipher.cipher &&
+	       sw->cipher.update && sw->cipher.final && sw->cipher.get_ctx_params &&
+	       sw->cipher.set_ctx_params;
 }
 
 const struct hwoff_software *hwoff_software_of(struct hwoff_prov *prov, const struct hwoff_alg *alg)
@@ -175,6 +189,13 @@ const struct hwoff_software *hwoff_software_of(struct hwoff_prov *prov, const st
 		return &prov->software[row];
 	HWOFF_RAISE(prov, HWOFF_R_SOFTWARE, "the default provider has no %s", alg->name);
 	return NULL;
+}
+
+void hwoff_tally_flush(struct hwoff_tally *t)
+{
+	if (t->requests)
+		hwoff_count_requests(&t->path->counters, t->requests, t->bytes);
+	*t = (struct hwoff_tally){ 0 };
 }
 
 /* ---- routes ---------------------------------------------------------------------------------- */

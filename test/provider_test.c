@@ -119,12 +119,14 @@ static void error_text(char *buf, size_t size)
 	}
 }
 
-#define ck_assert_error_says(needle)                                                              \
+#define ck_assert_error_says(needle) ck_assert_error_says_either(needle, needle)
+/* Where the default provider serves a whole stream, its own words are the error. */
+#define ck_assert_error_says_either(ours, openssls)                                              \
 	do {                                                                                      \
 		char text_[4096];                                                                 \
 		error_text(text_, sizeof(text_));                                                 \
-		ck_assert_msg(strstr(text_, needle), "error '%s' does not say '%s'", text_,       \
-			      needle);                                                            \
+		ck_assert_msg(strstr(text_, ours) || strstr(text_, openssls),                     \
+			      "error '%s' says neither '%s' nor '%s'", text_, ours, openssls);    \
 	} while (0)
 
 static const char *provider_param(const struct env *e, const char *key)
@@ -440,7 +442,7 @@ START_TEST(bad_cipher_input)
 	OSSL_PARAM ivlen[] = { OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, &len), OSSL_PARAM_END };
 	OSSL_PARAM keylen[] = { OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, &len), OSSL_PARAM_END };
 
-	load(&e, "software", "no");
+	load(&e, modes[_i], "no");
 	cbc = EVP_CIPHER_fetch(e.libctx, "AES-128-CBC", "provider=hwoffload");
 	ck_assert_ptr_nonnull(cbc);
 
@@ -463,13 +465,13 @@ START_TEST(bad_cipher_input)
 	EVP_CIPHER_CTX_set_padding(ctx, 0);
 	ck_assert(EVP_EncryptUpdate(ctx, out, &outl, buf, 20));
 	ck_assert(!EVP_EncryptFinal_ex(ctx, out, &outl));
-	ck_assert_error_says("padding off: 4 bytes left over");
+	ck_assert_error_says_either("padding off: 4 bytes left over", "wrong final block length");
 	/* bad padding on decryption: zeros decrypt to garbage (padding stays set, as OpenSSL's) */
 	ck_assert(EVP_DecryptInit_ex2(ctx, cbc, key, iv, NULL));
 	EVP_CIPHER_CTX_set_padding(ctx, 1);
 	ck_assert(EVP_DecryptUpdate(ctx, out, &outl, buf, 32));
 	ck_assert(!EVP_DecryptFinal_ex(ctx, out + outl, &outl));
-	ck_assert_error_says("bad padding");
+	ck_assert_error_says_either("bad padding", "bad decrypt");
 	ck_assert(EVP_DecryptInit_ex2(ctx, cbc, key, iv, NULL));
 	ck_assert(EVP_DecryptUpdate(ctx, out, &outl, buf, 20));
 	ck_assert(!EVP_DecryptFinal_ex(ctx, out + outl, &outl));
@@ -842,7 +844,7 @@ static Suite *provider_suite(void)
 	tcase_add_loop_test(tc, matches_default, 0, (int)(hwoff_alg_count * MODES));
 	tcase_add_loop_test(tc, copy_midstream, 0, (int)(hwoff_alg_count * MODES));
 	tcase_add_loop_test(tc, parameters_match_default, 0, (int)hwoff_alg_count);
-	tcase_add_test(tc, bad_cipher_input);
+	tcase_add_loop_test(tc, bad_cipher_input, 0, (int)MODES);
 	tcase_add_loop_test(tc, bad_configuration, 0,
 			    (int)(sizeof(bad_configs) / sizeof(bad_configs[0])));
 	tcase_add_test(tc, bad_table_file);
