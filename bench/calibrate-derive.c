@@ -1,0 +1,165 @@
+/*
+ * calibrate-derive.c - from medians to size ranges: winners, crossovers, the auto threshold.
+ *
+ * No clocks and no system calls here, so that the host unit test can feed it known curves.
+ */
+#include <limits.h>
+#include <math.h>
+#include <string.h>
+
+#include "bench/calibrate.h"
+
+/* Whether path p was measured at pt (a path that failed before a size has no figure there). */
+static bool measured(const struct cal_point *pt, unsigned int p)
+{
+	return pt->bytes_per_s[p] > 0;
+}
+
+/* Whether a is better than b by the metric: more bytes/s, or fewer CPU ns per byte. */
+static bool better(double a, double b, bool more_is_better)
+{
+	return more_is_better ? a > b : a < b;
+}
+
+/* Whether a is within tie of b, the best by the metric. */
+static bool near(double a, double best, bool more_is_better, double tie)
+{
+	return more_is_better ? a >= best * (1 - tie) : a <= best * (1 + tie);
+}
+
+int cal_winner(const struct cal_point *pt, cal_mask mask, enum hwoff_objective objective,
+	       double tie, int previous)
+{
+	const double *primary = objective == HWOFF_CPU ? pt->cpu_ns_per_byte : pt->bytes_per_s;
+	const double *secondary = objective == HWOFF_CPU ? pt->bytes_per_s : pt->cpu_ns_per_byte;
+	bool primary_more = objective != HWOFF_CPU;
+	int best = -1, winner = -1;
+
+	for (unsigned int p = 0; p < CAL_PATHS_MAX; p++)
+		if ((mask & (1u << p)) && measured(pt, p) &&
+		    (best < 0 || better(primary[p], primary[best], primary_more)))
+			best = (int)p;
+	if (best < 0)
+		return -1;
+	if (previous >= 0 && (mask & (1u << previous)) && measured(pt, (unsigned int)previous) &&
+	    near(primary[previous], primary[best], primary_more, tie))
+		return previous;
+	for (unsigned int p = 0; p < CAL_PATHS_MAX; p++) {
+		if (!(mask & (1u << p)) || !measured(pt, p) ||
+		    !near(primary[p], primary[best], primary_more, tie))
+			continue;
+		if (winner < 0 || better(secondary[p], secondary[winner], !primary_more))
+			winner = (int)p;
+	}
+	return winner;
+}
+
+/* Where the larger point's winner starts: the geometric mean, on the CAL_STEP grid. */
+static size_t boundary(size_t below, size_t above)
+{
+	size_t mid = (size_t)sqrt((double)below * (double)above);
+
+	mid -= mid % CAL_STEP;
+	if (mid <= below)
+		mid = below + CAL_STEP;
+	return mid < above ? mid : above;
+}
+
+/* Drop r[k] of *n: its sizes go to the range before it (to the one after, for the first). */
+static void drop_range(struct cal_range *r, unsigned int *points_in, unsigned int *n,
+		       unsigned int k)
+{
+	if (k == 0) {
+		r[1].start = 0;
+		points_in[1] += points_in[0];
+	} else {
+		points_in[k - 1] += points_in[k];
+	}
+	memmove(&r[k], &r[k + 1], (*n - k - 1) * sizeof(r[0]));
+	memmove(&points_in[k], &points_in[k + 1], (*n - k - 1) * sizeof(points_in[0]));
+	(*n)--;
+}
+
+unsigned int cal_derive(const struct cal_point *points, size_t count, cal_mask mask,
+			enum hwoff_objective objective, double tie, struct cal_ranges *out)
+{
+	/* Collected unbounded first (one per point at most), then cut down to what fits. */
+	struct cal_range all[CAL_POINTS_MAX];
+	unsigned int points_in[CAL_POINTS_MAX];
+	unsigned int n = 0;
+	size_t last_size = 0;
+	int previous = -1;
+
+	for (size_t i = 0; i < count && i < CAL_POINTS_MAX; i++) {
+		int w = cal_winner(&points[i], mask, objective, tie, previous);
+
+		if (w < 0)
+			continue;
+		if (w != previous) {
+			all[n] = (struct cal_range){ .start = n ? boundary(last_size, points[i].size)
+								: 0,
+						     .path = (unsigned int)w };
+			points_in[n++] = 0;
+		}
+		points_in[n - 1]++;
+		previous = w;
+		last_size = points[i].size;
+	}
+	while (n > HWOFF_RANGES_MAX) {
+		unsigned int fewest = 0;
+
+		for (unsigned int k = 1; k < n; k++)
+			if (points_in[k] < points_in[fewest])
+				fewest = k;
+		drop_range(all, points_in, &n, fewest);
+		/* The neighbours of the dropped range may now go to the same path: merge them. */
+		for (unsigned int k = 1; k < n;) {
+			if (all[k].path == all[k - 1].path)
+				drop_range(all, points_in, &n, k);
+			else
+				k++;
+		}
+	}
+	out->count = n;
+	memcpy(out->r, all, n * sizeof(all[0]));
+	return n;
+}
+
+cal_mask cal_usable(const struct cal_subject *s)
+{
+	cal_mask mask = 0;
+
+	for (unsigned int p = 0; p < s->path_count; p++)
+		if (!s->paths[p].failed)
+			mask |= 1u << p;
+	return mask;
+}
+
+bool cal_engine_threshold(const struct cal_subject *s, double tie, unsigned int *threshold)
+{
+	cal_mask mask = cal_usable(s), engine = 0;
+	struct cal_ranges ranges;
+	int pio = -1, dma = -1;
+	unsigned int last;
+
+	for (unsigned int p = 0; p < s->path_count; p++) {
+		if (!(mask & (1u << p)) || s->paths[p].software)
+			continue;
+		if (s->paths[p].class == HWOFF_IMPL_ENGINE_PIO)
+			pio = (int)p;
+		else if (s->paths[p].class == HWOFF_IMPL_ENGINE_DMA)
+			dma = (int)p;
+	}
+	if (pio < 0 || dma < 0)
+		return false;
+	engine = (1u << pio) | (1u << dma);
+	if (!cal_derive(s->points, s->point_count, engine, HWOFF_THROUGHPUT, tie, &ranges))
+		return false;
+	/* One threshold, so the last crossover counts: DMA from there up, as the kernel does. */
+	last = ranges.count - 1;
+	if (ranges.r[last].path == (unsigned int)pio)
+		*threshold = UINT_MAX;
+	else
+		*threshold = ranges.r[last].start ? (unsigned int)ranges.r[last].start - 1 : 0;
+	return true;
+}
