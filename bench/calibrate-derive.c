@@ -135,12 +135,22 @@ cal_mask cal_usable(const struct cal_subject *s)
 	return mask;
 }
 
+/* Whether path p is within tie of the best throughput of mask at pt. */
+static bool fast_enough(const struct cal_point *pt, cal_mask mask, unsigned int p, double tie)
+{
+	double best = 0;
+
+	for (unsigned int q = 0; q < CAL_PATHS_MAX; q++)
+		if (mask & (1u << q))
+			best = fmax(best, pt->bytes_per_s[q]);
+	return measured(pt, p) && near(pt->bytes_per_s[p], best, true, tie);
+}
+
 bool cal_engine_threshold(const struct cal_subject *s, double tie, unsigned int *threshold)
 {
-	cal_mask mask = cal_usable(s), engine = 0;
-	struct cal_ranges ranges;
-	int pio = -1, dma = -1;
-	unsigned int last;
+	cal_mask mask = cal_usable(s);
+	size_t best_split = 0, n = s->point_count;
+	int pio = -1, dma = -1, best_score = -1;
 
 	for (unsigned int p = 0; p < s->path_count; p++) {
 		if (!(mask & (1u << p)) || s->paths[p].software)
@@ -150,16 +160,31 @@ bool cal_engine_threshold(const struct cal_subject *s, double tie, unsigned int 
 		else if (s->paths[p].class == HWOFF_IMPL_ENGINE_DMA)
 			dma = (int)p;
 	}
-	if (pio < 0 || dma < 0)
+	if (pio < 0 || dma < 0 || !n)
 		return false;
-	engine = (1u << pio) | (1u << dma);
-	if (!cal_derive(s->points, s->point_count, engine, HWOFF_THROUGHPUT, tie, &ranges))
-		return false;
-	/* One threshold, so the last crossover counts: DMA from there up, as the kernel does. */
-	last = ranges.count - 1;
-	if (ranges.r[last].path == (unsigned int)pio)
+	mask = (1u << pio) | (1u << dma);
+	/*
+	 * One threshold: PIO up to it, DMA above. Of the splits between points (before the first:
+	 * DMA throughout; after the last: PIO throughout), the one that agrees with the most
+	 * points' winners, so that a noisy point among large sizes does not move it.
+	 */
+	for (size_t split = 0; split <= n; split++) {
+		int score = 0;
+
+		for (size_t i = 0; i < n; i++)
+			score += fast_enough(&s->points[i], mask, i < split ? pio : dma, tie);
+		if (score > best_score) {
+			best_score = score;
+			best_split = split;
+		}
+	}
+	if (best_split == n)
 		*threshold = UINT_MAX;
+	else if (best_split == 0)
+		*threshold = 0;
 	else
-		*threshold = ranges.r[last].start ? (unsigned int)ranges.r[last].start - 1 : 0;
+		*threshold = (unsigned int)boundary(s->points[best_split - 1].size,
+						    s->points[best_split].size) -
+			     1;
 	return true;
 }

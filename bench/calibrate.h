@@ -96,8 +96,9 @@ cal_mask cal_usable(const struct cal_subject *s);
 
 /*
  * The bundled engine's auto driver threshold for s: the largest size it should send by PIO
- * (the kernel sends len <= threshold by PIO), from the PIO/DMA throughput crossover alone.
- * UINT_MAX when PIO won at every size. Returns false when s lacks a usable PIO or DMA driver.
+ * (the kernel sends len <= threshold by PIO), from the PIO/DMA throughput figures alone: the
+ * split that agrees with the most measured sizes. UINT_MAX when PIO won throughout, 0 when DMA
+ * did. Returns false when s lacks a usable PIO or DMA driver.
  */
 bool cal_engine_threshold(const struct cal_subject *s, double tie, unsigned int *threshold);
 

@@ -230,6 +230,16 @@ START_TEST(test_engine_threshold)
 		{ 10, 40, 90, 150, 190, 200, 200 },
 		{ 1, 4, 16, 60, 100, 100, 100 },
 	};
+	static const double noisy[3][7] = {
+		{ 1, 1, 1, 1, 1, 1, 1 },
+		{ 10, 40, 90, 150, 190, 200, 200 },
+		{ 1, 4, 60, 60, 300, 400, 150 },
+	};
+	static const double dma_only[3][7] = {
+		{ 1, 1, 1, 1, 1, 1, 1 },
+		{ 1, 1, 1, 1, 1, 1, 1 },
+		{ 2, 2, 2, 2, 2, 2, 2 },
+	};
 	struct cal_subject s;
 	unsigned int threshold;
 
@@ -239,6 +249,13 @@ START_TEST(test_engine_threshold)
 	engine_subject(&s, pio_only);
 	ck_assert(cal_engine_threshold(&s, TIE, &threshold));
 	ck_assert_uint_eq(threshold, UINT_MAX);
+	/* PIO wins at 64 KiB by noise: the crossover stays where most sizes put it. */
+	engine_subject(&s, noisy);
+	ck_assert(cal_engine_threshold(&s, TIE, &threshold));
+	ck_assert_uint_eq(threshold, 2047);
+	engine_subject(&s, dma_only);
+	ck_assert(cal_engine_threshold(&s, TIE, &threshold));
+	ck_assert_uint_eq(threshold, 0);
 	s.paths[DMA].failed = true;
 	ck_assert(!cal_engine_threshold(&s, TIE, &threshold));
 	s.paths[DMA].failed = false;
