@@ -361,8 +361,8 @@ static void plot_crossovers(FILE *gp, const struct cal_subject *s)
 static void write_plot_script(FILE *gp, const struct cal_run *run)
 {
 	fprintf(gp, "set terminal pngcairo size 1000,600\nset logscale x 2\nset logscale y\n"
-		    "set xlabel 'request size (bytes)'\nset ylabel 'MB/s (wall time)'\n"
-		    "set key outside right\nset grid\n");
+		    "set xtics 16, 4\nset format x '%%.0b%%B'\nset xlabel 'request size (bytes)'\n"
+		    "set ylabel 'MB/s (wall time)'\nset key outside right\nset grid\n");
 	for (size_t i = 0; i < run->subject_count;) {
 		const struct hwoff_alg *alg = run->subjects[i].alg;
 		size_t end = i;
@@ -376,7 +376,10 @@ static void write_plot_script(FILE *gp, const struct cal_run *run)
 			plot_crossovers(gp, &run->subjects[j]);
 		for (size_t j = i; j < end; j++) {
 			for (unsigned int p = 0; p < run->subjects[j].path_count; p++) {
-				fprintf(gp, "%s'-' using 1:2 with linespoints title '%s %s'", sep,
+				/* A path keeps its colour; decryption is dashed. */
+				fprintf(gp, "%s'-' using 1:2 with linespoints lc %u dt %d title '%s %s'",
+					sep, p + 1,
+					run->subjects[j].direction == HWOFF_DECRYPT ? 2 : 1,
 					run->subjects[j].paths[p].name,
 					hwoff_direction_name(run->subjects[j].direction));
 				sep = ", ";
