@@ -96,9 +96,10 @@ unsigned int cal_derive(const struct cal_point *points, size_t count, cal_mask m
 		if (w < 0)
 			continue;
 		if (w != previous) {
-			all[n] = (struct cal_range){ .start = n ? boundary(last_size, points[i].size)
-								: 0,
-						     .path = (unsigned int)w };
+			all[n] =
+				(struct cal_range){ .start = n ? boundary(last_size, points[i].size)
+							       : 0,
+						    .path = (unsigned int)w };
 			points_in[n++] = 0;
 		}
 		points_in[n - 1]++;

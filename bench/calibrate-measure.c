@@ -73,11 +73,10 @@ static int runner_open(struct runner *r, const struct cal_subject *s, const stru
 
 	*r = (struct runner){ .alg = alg, .encrypt = s->direction == HWOFF_ENCRYPT };
 	if (!path->software) {
-		int ret = hwoff_alg_is_digest(alg) ? hwoff_hash_new(&r->hash, alg, path->name, err,
-								    err_len)
-						   : hwoff_skcipher_new(&r->sk, alg, path->name,
-									key, alg->key_bytes, err,
-									err_len);
+		int ret = hwoff_alg_is_digest(alg)
+				  ? hwoff_hash_new(&r->hash, alg, path->name, err, err_len)
+				  : hwoff_skcipher_new(&r->sk, alg, path->name, key, alg->key_bytes,
+						       err, err_len);
 		return ret ? -1 : 0;
 	}
 	if (hwoff_alg_is_digest(alg)) {
@@ -371,8 +370,8 @@ static void measure_subject(struct measure *m)
 		dma |= (s->paths[p].class == HWOFF_IMPL_ENGINE_DMA) << p;
 	}
 	if (pio && dma)
-		views[view_count++] = (struct view){ .mask = pio | dma,
-						     .objective = HWOFF_THROUGHPUT };
+		views[view_count++] =
+			(struct view){ .mask = pio | dma, .objective = HWOFF_THROUGHPUT };
 	bisect(m, views, view_count);
 	for (int o = 0; o < HWOFF_OBJECTIVE_COUNT; o++)
 		cal_derive(s->points, s->point_count, cal_usable(s), o, m->cfg->tie, &s->ranges[o]);

@@ -62,7 +62,8 @@ static void usage(FILE *out)
 		"  --full             (default) powers of 4, 5 repeats of 20 ms\n"
 		"  --objective OBJ    throughput, cpu or both (default) entries in the table\n"
 		"  --algorithms LIST  comma-separated OpenSSL names (default: all)\n"
-		"  --sizes LIST       comma-separated grid sizes in bytes, multiples of %d, up to %lu\n"
+		"  --sizes LIST       comma-separated grid sizes in bytes, multiples of %d,\n"
+		"                     up to %lu\n"
 		"  --repeats N        samples per path and size (1 to 63)\n"
 		"  --seconds S        the time one sample aims at (0.0001 to 10)\n"
 		"  --no-thresholds    leave the engine's auto driver thresholds in sysfs alone\n",
@@ -200,8 +201,8 @@ static int parse_options(struct options *o, int argc, char **argv)
 			o->seconds = strtod(optarg, &end);
 			if (errno || end == optarg || *end || !(o->seconds >= 0.0001) ||
 			    o->seconds > 10)
-				return bad_option("--seconds '%s' is not a number from 0.0001 to 10",
-						  optarg);
+				return bad_option(
+					"--seconds '%s' is not a number from 0.0001 to 10", optarg);
 			break;
 		case 'n':
 			o->set_thresholds = false;
@@ -377,7 +378,9 @@ static void write_plot_script(FILE *gp, const struct cal_run *run)
 		for (size_t j = i; j < end; j++) {
 			for (unsigned int p = 0; p < run->subjects[j].path_count; p++) {
 				/* A path keeps its colour; decryption is dashed. */
-				fprintf(gp, "%s'-' using 1:2 with linespoints lc %u dt %d title '%s %s'",
+				fprintf(gp,
+					"%s'-' using 1:2 with linespoints "
+					"lc %u dt %d title '%s %s'",
 					sep, p + 1,
 					run->subjects[j].direction == HWOFF_DECRYPT ? 2 : 1,
 					run->subjects[j].paths[p].name,
@@ -408,8 +411,8 @@ static void render_plots(const char *dir, char *report, size_t report_len)
 	int status;
 
 	if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
-		hwoff_appendf(report, report_len, "plots: no gnuplot here: run gnuplot on %s/plot.gp\n",
-			      dir);
+		hwoff_appendf(report, report_len,
+			      "plots: no gnuplot here: run gnuplot on %s/plot.gp\n", dir);
 		return;
 	}
 	if (asprintf(&command, "cd '%s' && gnuplot plot.gp", dir) < 0)
@@ -428,9 +431,10 @@ static void describe(char *buf, size_t size, const struct options *o, const char
 	time_t t = time(NULL);
 
 	strftime(date, sizeof(date), "%Y-%m-%d %H:%M", localtime(&t));
-	snprintf(buf, size, "Calibrated by hwoffload-calibrate %s on %s (%s): %u runs of %g s per size "
-		 "and path, grid", PACKAGE_VERSION, date, o->quick ? "quick" : "full", o->repeats,
-		 o->seconds);
+	snprintf(buf, size,
+		 "Calibrated by hwoffload-calibrate %s on %s (%s): %u runs of %g s per size "
+		 "and path, grid",
+		 PACKAGE_VERSION, date, o->quick ? "quick" : "full", o->repeats, o->seconds);
 	for (size_t g = 0; g < o->grid_count; g++)
 		hwoff_appendf(buf, size, " %zu", o->grid[g]);
 	hwoff_appendf(buf, size, " bytes, crossovers bisected, near-ties within %.0f %%.\n%s",

@@ -69,7 +69,7 @@ struct cal_subject {
 /* Paths as a bit set (bit i = paths[i]): which of them a derivation may choose. */
 typedef unsigned int cal_mask;
 
-/* ---- derivation (calibrate-derive.c) ----------------------------------------------------------- */
+/* ---- derivation (calibrate-derive.c) ---------------------------------------------------- */
 
 /*
  * The winner at one point among the usable paths of mask: the best by the objective's metric
@@ -102,7 +102,7 @@ cal_mask cal_usable(const struct cal_subject *s);
  */
 bool cal_engine_threshold(const struct cal_subject *s, double tie, unsigned int *threshold);
 
-/* ---- measurement (calibrate-measure.c) --------------------------------------------------------- */
+/* ---- measurement (calibrate-measure.c) -------------------------------------------------- */
 
 struct cal_config {
 	const size_t *grid; /* the coarse sizes, increasing, multiples of CAL_STEP */
@@ -131,7 +131,7 @@ struct cal_run {
 };
 
 /* The CSV header cal_measure() writes first. */
-#define CAL_CSV_HEADER                                                                       \
+#define CAL_CSV_HEADER                                                                             \
 	"algorithm,key_bits,direction,path,size,repeat,requests,bytes,wall_ns,cpu_ns,bytes_per_s," \
 	"cpu_ns_per_byte,phase\n"
 

@@ -93,8 +93,7 @@ START_TEST(test_table_loads_without_warnings)
 	ck_assert_msg(hwoff_fingerprint_compare(&t->fingerprint, &machine, warnings,
 						sizeof(warnings)) == 0,
 		      "fingerprint: %s", warnings);
-	ck_assert_msg(hwoff_table_check_drivers(t, &run.discovery, warnings, sizeof(warnings)) ==
-			      0,
+	ck_assert_msg(hwoff_table_check_drivers(t, &run.discovery, warnings, sizeof(warnings)) == 0,
 		      "drivers: %s", warnings);
 	hwoff_table_free(t);
 	free(text);
@@ -179,11 +178,11 @@ START_TEST(test_decisions_match_measurements)
 			const struct cal_point *pt = &s->points[k];
 
 			for (int o = 0; o < HWOFF_OBJECTIVE_COUNT; o++) {
-				const double *m = o == HWOFF_CPU ? pt->cpu_ns_per_byte
-								 : pt->bytes_per_s;
-				struct hwoff_choice c = hwoff_decide(t, s->alg,
-								     s->alg->key_bytes * 8,
-								     s->direction, pt->size, o);
+				const double *m =
+					o == HWOFF_CPU ? pt->cpu_ns_per_byte : pt->bytes_per_s;
+				struct hwoff_choice c =
+					hwoff_decide(t, s->alg, s->alg->key_bytes * 8, s->direction,
+						     pt->size, o);
 				int chosen = path_index(s, c.path->name);
 				double best = m[chosen >= 0 ? chosen : 0];
 
