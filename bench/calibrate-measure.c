@@ -530,16 +530,15 @@ void cal_run_free(struct cal_run *run)
 	run->subject_count = 0;
 }
 
-struct hwoff_table *cal_table(const struct cal_run *run, const bool *objectives, char *err,
-			      size_t err_len)
+struct hwoff_table *cal_table(const struct cal_run *run, const bool *objectives, char *warnings,
+			      size_t warnings_len, size_t *left_out)
 {
 	struct hwoff_table *t = hwoff_table_new();
 	char why[256];
 
-	if (!t) {
-		snprintf(err, err_len, "out of memory");
+	*left_out = 0;
+	if (!t)
 		return NULL;
-	}
 	for (size_t i = 0; i < run->subject_count; i++) {
 		const struct cal_subject *s = &run->subjects[i];
 
@@ -553,13 +552,14 @@ struct hwoff_table *cal_table(const struct cal_run *run, const bool *objectives,
 				specs[k] = (struct hwoff_range_spec){
 					.start = r->r[k].start, .path = s->paths[r->r[k].path].name
 				};
+			/* The table's limits (HWOFF_PATHS_MAX) cost this entry, not the others. */
 			if (hwoff_table_set(t, s->alg, s->alg->key_bytes * 8, s->direction, o,
 					    specs, r->count, why, sizeof(why))) {
-				snprintf(err, err_len, "%s %s %s: %s", s->alg->name,
-					 hwoff_direction_name(s->direction),
-					 hwoff_objective_name(o), why);
-				hwoff_table_free(t);
-				return NULL;
+				hwoff_appendf(warnings, warnings_len,
+					      "%s %s %s left to software: %s\n", s->alg->name,
+					      hwoff_direction_name(s->direction),
+					      hwoff_objective_name(o), why);
+				(*left_out)++;
 			}
 		}
 	}

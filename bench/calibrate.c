@@ -59,7 +59,7 @@ static void usage(FILE *out)
 		"for each algorithm, key size and direction over request sizes, and writes the\n"
 		"path table, measurements.csv and plots into DIR (default: calibration).\n"
 		"  --quick            sizes 16 B to 1 MiB by powers of 16, 3 repeats of 4 ms\n"
-		"  --full             (default) powers of 4, 5 repeats of 20 ms\n"
+		"  --full             (default) powers of 4, 7 repeats of 30 ms\n"
 		"  --objective OBJ    throughput, cpu or both (default) entries in the table\n"
 		"  --algorithms LIST  comma-separated OpenSSL names (default: all)\n"
 		"  --sizes LIST       comma-separated grid sizes in bytes, multiples of %d,\n"
@@ -226,9 +226,9 @@ static int parse_options(struct options *o, int argc, char **argv)
 		memcpy(o->grid, grid, o->grid_count * sizeof(grid[0]));
 	}
 	if (!o->repeats)
-		o->repeats = o->quick ? 3 : 5;
+		o->repeats = o->quick ? 3 : 7;
 	if (!o->seconds)
-		o->seconds = o->quick ? 0.004 : 0.02;
+		o->seconds = o->quick ? 0.004 : 0.03;
 	return 0;
 }
 
@@ -449,6 +449,7 @@ int main(int argc, char **argv)
 	struct options o;
 	struct cal_config cfg;
 	struct hwoff_table *t;
+	size_t left_out;
 	FILE *csv, *f;
 	int ret = 0;
 
@@ -481,11 +482,12 @@ int main(int argc, char **argv)
 
 	set_thresholds(&run, o.set_thresholds, report, sizeof(report));
 	describe(comment, sizeof(comment), &o, report);
-	t = cal_table(&run, o.objectives, err, sizeof(err));
+	t = cal_table(&run, o.objectives, report, sizeof(report), &left_out);
 	if (!t) {
-		fprintf(stderr, "hwoffload-calibrate: %s\n", err);
+		fprintf(stderr, "hwoffload-calibrate: out of memory\n");
 		return 1;
 	}
+	ret |= left_out ? -1 : 0; /* an incomplete table is a failure, though written */
 	f = open_out(o.out, "path-table");
 	ret |= hwoff_table_write(t, f, comment) | close_out(f, o.out, "path-table");
 	hwoff_table_free(t);

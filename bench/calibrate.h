@@ -146,9 +146,11 @@ void cal_run_free(struct cal_run *run);
 
 /*
  * The path table of run's ranges for the objectives in objectives[] (HWOFF_OBJECTIVE_COUNT
- * flags), with this machine's fingerprint. NULL with err filled on failure.
+ * flags), with this machine's fingerprint. An entry the table refuses (more different paths
+ * than HWOFF_PATHS_MAX) stays in software: counted in *left_out, a line in warnings. NULL when
+ * out of memory.
  */
-struct hwoff_table *cal_table(const struct cal_run *run, const bool *objectives, char *err,
-			      size_t err_len);
+struct hwoff_table *cal_table(const struct cal_run *run, const bool *objectives, char *warnings,
+			      size_t warnings_len, size_t *left_out);
 
 #endif

@@ -66,12 +66,13 @@ static struct hwoff_table *written_and_read(char **text)
 {
 	static const bool both[HWOFF_OBJECTIVE_COUNT] = { true, true };
 	struct hwoff_table *t, *back;
-	char err[512];
-	size_t len;
+	char err[512] = "";
+	size_t len, left_out;
 	FILE *mem;
 
-	t = cal_table(&run, both, err, sizeof(err));
-	ck_assert_msg(t != NULL, "%s", err);
+	t = cal_table(&run, both, err, sizeof(err), &left_out);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_msg(left_out == 0, "%s", err);
 	mem = open_memstream(text, &len);
 	ck_assert_int_eq(hwoff_table_write(t, mem, "test"), 0);
 	fclose(mem);
