@@ -29,14 +29,20 @@ static void fill(struct cal_point *pts, unsigned int paths, const double thr[][7
 	}
 }
 
-static void assert_ranges(const struct cal_ranges *got, unsigned int count,
-			  const struct cal_range *want)
+/* Derive from pts[0..n) and compare with want[0..count). */
+static void derive_eq(const struct cal_point *pts, size_t n, cal_mask mask,
+		      enum hwoff_objective objective, double tie, const struct cal_range *want,
+		      unsigned int count)
 {
-	ck_assert_uint_eq(got->count, count);
+	struct cal_ranges got;
+
+	ck_assert_uint_eq(cal_derive(pts, n, mask, objective, tie, &got), count);
+	ck_assert_uint_eq(got.count, count);
 	for (unsigned int k = 0; k < count; k++) {
-		ck_assert_msg(got->r[k].start == want[k].start && got->r[k].path == want[k].path,
-			      "range %u: got %zu:%u, want %zu:%u", k, got->r[k].start,
-			      got->r[k].path, want[k].start, want[k].path);
+		ck_assert_msg(got.r[k].start == want[k].start && got.r[k].path == want[k].path,
+			      "%s range %u: got %zu:%u, want %zu:%u",
+			      objective == HWOFF_CPU ? "cpu" : "throughput", k, got.r[k].start,
+			      got.r[k].path, want[k].start, want[k].path);
 	}
 }
 
@@ -56,13 +62,10 @@ START_TEST(test_known_curves)
 	static const struct cal_range want_thr[] = { { 0, SW }, { 512, PIO }, { 8192, DMA } };
 	static const struct cal_range want_cpu[] = { { 0, SW }, { 512, PIO }, { 2048, DMA } };
 	struct cal_point pts[7];
-	struct cal_ranges r;
 
 	fill(pts, 3, thr, cpu);
-	ck_assert_uint_eq(cal_derive(pts, 7, 7, HWOFF_THROUGHPUT, TIE, &r), 3);
-	assert_ranges(&r, 3, want_thr);
-	ck_assert_uint_eq(cal_derive(pts, 7, 7, HWOFF_CPU, TIE, &r), 3);
-	assert_ranges(&r, 3, want_cpu);
+	derive_eq(pts, 7, 7, HWOFF_THROUGHPUT, TIE, want_thr, 3);
+	derive_eq(pts, 7, 7, HWOFF_CPU, TIE, want_cpu, 3);
 }
 END_TEST
 
@@ -78,21 +81,16 @@ START_TEST(test_ties)
 		{ 5, 5, 5, 5, 5, 5, 10.2 },
 	};
 	static const struct cal_range want_thr[] = { { 0, 1 } };
+	static const struct cal_range want_cpu_no_tie[] = { { 0, 1 }, { 32768, SW } };
 	struct cal_point pts[7];
-	struct cal_ranges r;
 
 	fill(pts, 2, thr, cpu);
 	/* Path 1 is 2 % slower but takes half the CPU: it wins throughput's tie throughout. */
-	cal_derive(pts, 7, 3, HWOFF_THROUGHPUT, TIE, &r);
-	assert_ranges(&r, 1, want_thr);
+	derive_eq(pts, 7, 3, HWOFF_THROUGHPUT, TIE, want_thr, 1);
 	/* At 64 KiB the CPU costs tie (2 %), and path 1's throughput breaks it. */
-	cal_derive(pts, 7, 3, HWOFF_CPU, TIE, &r);
-	assert_ranges(&r, 1, want_thr);
+	derive_eq(pts, 7, 3, HWOFF_CPU, TIE, want_thr, 1);
 	/* Without the tie rule software would win at 64 KiB (10 < 10.2 ns/byte). */
-	cal_derive(pts, 7, 3, HWOFF_CPU, 0, &r);
-	ck_assert_uint_eq(r.count, 2);
-	ck_assert_uint_eq(r.r[1].path, SW);
-	ck_assert_uint_eq(r.r[1].start, 32768);
+	derive_eq(pts, 7, 3, HWOFF_CPU, 0, want_cpu_no_tie, 2);
 }
 END_TEST
 
@@ -102,13 +100,10 @@ START_TEST(test_single_path)
 	static const double cpu[1][7] = { { 7, 6, 5, 4, 3, 2, 1 } };
 	static const struct cal_range want[] = { { 0, SW } };
 	struct cal_point pts[7];
-	struct cal_ranges r;
 
 	fill(pts, 1, thr, cpu);
-	for (int o = 0; o < HWOFF_OBJECTIVE_COUNT; o++) {
-		ck_assert_uint_eq(cal_derive(pts, 7, 1, o, TIE, &r), 1);
-		assert_ranges(&r, 1, want);
-	}
+	for (int o = 0; o < HWOFF_OBJECTIVE_COUNT; o++)
+		derive_eq(pts, 7, 1, o, TIE, want, 1);
 }
 END_TEST
 
@@ -128,8 +123,7 @@ START_TEST(test_noise)
 	struct cal_ranges r;
 
 	fill(pts, 2, thr, cpu);
-	cal_derive(pts, 7, 3, HWOFF_THROUGHPUT, TIE, &r);
-	assert_ranges(&r, 2, want);
+	derive_eq(pts, 7, 3, HWOFF_THROUGHPUT, TIE, want, 2);
 	/* Without the tie the noise makes four ranges. */
 	ck_assert_uint_eq(cal_derive(pts, 7, 3, HWOFF_THROUGHPUT, 0, &r), 4);
 }
@@ -183,8 +177,7 @@ START_TEST(test_mask_and_unmeasured)
 	struct cal_ranges r;
 
 	fill(pts, 3, thr, cpu);
-	cal_derive(pts, 7, (1u << SW) | (1u << DMA), HWOFF_THROUGHPUT, TIE, &r);
-	assert_ranges(&r, 2, want);
+	derive_eq(pts, 7, (1u << SW) | (1u << DMA), HWOFF_THROUGHPUT, TIE, want, 2);
 	ck_assert_int_eq(cal_winner(&pts[0], 1u << DMA, HWOFF_THROUGHPUT, TIE, -1), -1);
 	ck_assert_uint_eq(cal_derive(pts, 3, 1u << DMA, HWOFF_CPU, TIE, &r), 0);
 }
@@ -198,10 +191,8 @@ START_TEST(test_boundary_rounding)
 		{ .size = 32, .bytes_per_s = { 1, 100 }, .cpu_ns_per_byte = { 1, 1 } },
 	};
 	static const struct cal_range want[] = { { 0, 0 }, { 32, 1 } };
-	struct cal_ranges r;
 
-	cal_derive(pts, 2, 3, HWOFF_THROUGHPUT, TIE, &r);
-	assert_ranges(&r, 2, want);
+	derive_eq(pts, 2, 3, HWOFF_THROUGHPUT, TIE, want, 2);
 }
 END_TEST
 
