@@ -21,34 +21,51 @@ static bool better(double a, double b, bool more_is_better)
 	return more_is_better ? a > b : a < b;
 }
 
-/* Whether a is within tie of b, the best by the metric. */
-static bool near(double a, double best, bool more_is_better, double tie)
+bool cal_tied(const struct cal_point *pt, enum hwoff_objective objective, unsigned int p,
+	      unsigned int best, double tie)
 {
-	return more_is_better ? a >= best * (1 - tie) : a <= best * (1 + tie);
+	bool cpu = objective == HWOFF_CPU;
+	const double *m = cpu ? pt->cpu_ns_per_byte : pt->bytes_per_s;
+	const double *spread = cpu ? pt->cpu_spread : pt->bytes_per_s_spread;
+	/* Each figure's band is its median plus and minus half its interquartile range. */
+	double sign = cpu ? -1 : 1, p_edge = m[p] * (1 + sign * spread[p] / 2),
+	       best_edge = m[best] * (1 - sign * spread[best] / 2);
+
+	return !better(best_edge, p_edge, !cpu) ||
+	       (cpu ? m[p] <= m[best] * (1 + tie) : m[p] >= m[best] * (1 - tie));
+}
+
+/* The path of mask measured at pt that is best by the objective's metric alone; -1 if none. */
+static int best_path(const struct cal_point *pt, cal_mask mask, enum hwoff_objective objective)
+{
+	bool cpu = objective == HWOFF_CPU;
+	const double *m = cpu ? pt->cpu_ns_per_byte : pt->bytes_per_s;
+	int best = -1;
+
+	for (unsigned int p = 0; p < CAL_PATHS_MAX; p++)
+		if ((mask & (1u << p)) && measured(pt, p) &&
+		    (best < 0 || better(m[p], m[best], !cpu)))
+			best = (int)p;
+	return best;
 }
 
 int cal_winner(const struct cal_point *pt, cal_mask mask, enum hwoff_objective objective,
 	       double tie, int previous)
 {
-	const double *primary = objective == HWOFF_CPU ? pt->cpu_ns_per_byte : pt->bytes_per_s;
-	const double *secondary = objective == HWOFF_CPU ? pt->bytes_per_s : pt->cpu_ns_per_byte;
-	bool primary_more = objective != HWOFF_CPU;
-	int best = -1, winner = -1;
+	bool cpu = objective == HWOFF_CPU;
+	const double *secondary = cpu ? pt->bytes_per_s : pt->cpu_ns_per_byte;
+	int best = best_path(pt, mask, objective), winner = -1;
 
-	for (unsigned int p = 0; p < CAL_PATHS_MAX; p++)
-		if ((mask & (1u << p)) && measured(pt, p) &&
-		    (best < 0 || better(primary[p], primary[best], primary_more)))
-			best = (int)p;
 	if (best < 0)
 		return -1;
 	if (previous >= 0 && (mask & (1u << previous)) && measured(pt, (unsigned int)previous) &&
-	    near(primary[previous], primary[best], primary_more, tie))
+	    cal_tied(pt, objective, (unsigned int)previous, (unsigned int)best, tie))
 		return previous;
 	for (unsigned int p = 0; p < CAL_PATHS_MAX; p++) {
 		if (!(mask & (1u << p)) || !measured(pt, p) ||
-		    !near(primary[p], primary[best], primary_more, tie))
+		    !cal_tied(pt, objective, p, (unsigned int)best, tie))
 			continue;
-		if (winner < 0 || better(secondary[p], secondary[winner], !primary_more))
+		if (winner < 0 || better(secondary[p], secondary[winner], cpu))
 			winner = (int)p;
 	}
 	return winner;
@@ -136,15 +153,13 @@ cal_mask cal_usable(const struct cal_subject *s)
 	return mask;
 }
 
-/* Whether path p is within tie of the best throughput of mask at pt. */
+/* Whether path p is tied with the best throughput of mask at pt. */
 static bool fast_enough(const struct cal_point *pt, cal_mask mask, unsigned int p, double tie)
 {
-	double best = 0;
+	int best = best_path(pt, mask, HWOFF_THROUGHPUT);
 
-	for (unsigned int q = 0; q < CAL_PATHS_MAX; q++)
-		if (mask & (1u << q))
-			best = fmax(best, pt->bytes_per_s[q]);
-	return measured(pt, p) && near(pt->bytes_per_s[p], best, true, tie);
+	return measured(pt, p) && best >= 0 &&
+	       cal_tied(pt, HWOFF_THROUGHPUT, p, (unsigned int)best, tie);
 }
 
 bool cal_engine_threshold(const struct cal_subject *s, double tie, unsigned int *threshold)

@@ -28,7 +28,7 @@
 #include "config.h"
 
 #define GRID_MAX       32
-#define TIE	       0.05 /* near-ties within 5 % go by the other metric */
+#define TIE	       0.05 /* figures within 5 % are a tie (see cal_tied()) */
 #define THRESHOLD_GLOB "/sys/bus/pci/devices/*/hwoffload/threshold_"
 
 /* --quick: fewer sizes (powers of 16), repeats and shorter samples; still every algorithm. */
@@ -437,7 +437,8 @@ static void describe(char *buf, size_t size, const struct options *o, const char
 		 PACKAGE_VERSION, date, o->quick ? "quick" : "full", o->repeats, o->seconds);
 	for (size_t g = 0; g < o->grid_count; g++)
 		hwoff_appendf(buf, size, " %zu", o->grid[g]);
-	hwoff_appendf(buf, size, " bytes, crossovers bisected, near-ties within %.0f %%.\n%s",
+	hwoff_appendf(buf, size,
+		      " bytes, crossovers bisected, ties: within %.0f %% or overlapping.\n%s",
 		      TIE * 100, thresholds);
 }
 

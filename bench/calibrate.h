@@ -41,6 +41,9 @@ struct cal_point {
 	size_t size;
 	double bytes_per_s[CAL_PATHS_MAX]; /* wall time */
 	double cpu_ns_per_byte[CAL_PATHS_MAX]; /* the calling process's user + system time */
+	/* How far the repeats spread: the interquartile range over the median (0: not known). */
+	double bytes_per_s_spread[CAL_PATHS_MAX];
+	double cpu_spread[CAL_PATHS_MAX];
 };
 
 /* A range of the path table before the path is named: sizes from start go to paths[path]. */
@@ -72,11 +75,18 @@ typedef unsigned int cal_mask;
 /* ---- derivation (calibrate-derive.c) ---------------------------------------------------- */
 
 /*
+ * Whether path p at pt is as good as path best by the objective's metric: within tie (a
+ * fraction, 0.05 = 5 %) of it, or their interquartile ranges overlap (the measurement cannot
+ * tell them apart), or better.
+ */
+bool cal_tied(const struct cal_point *pt, enum hwoff_objective objective, unsigned int p,
+	      unsigned int best, double tie);
+
+/*
  * The winner at one point among the usable paths of mask: the best by the objective's metric
- * (throughput: most bytes/s; cpu: fewest CPU ns per byte); among those within tie (a fraction,
- * 0.05 = 5 %) of the best, previous if it is one (so that noise around a near-tie does not flip
- * the choice back and forth), else the best by the other metric. -1 when mask has no path
- * measured at this point.
+ * (throughput: most bytes/s; cpu: fewest CPU ns per byte); among those tied with it
+ * (cal_tied()), previous if it is one (so that noise does not flip the choice back and forth
+ * between sizes), else the best by the other metric. -1 when mask has no path measured here.
  */
 int cal_winner(const struct cal_point *pt, cal_mask mask, enum hwoff_objective objective,
 	       double tie, int previous);

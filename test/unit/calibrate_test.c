@@ -6,6 +6,7 @@
 #include <check.h>
 #include <limits.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bench/calibrate.h"
 #include "test/testutil.h"
@@ -126,6 +127,38 @@ START_TEST(test_noise)
 	derive_eq(pts, 7, 3, HWOFF_THROUGHPUT, TIE, want, 2);
 	/* Without the tie the noise makes four ranges. */
 	ck_assert_uint_eq(cal_derive(pts, 7, 3, HWOFF_THROUGHPUT, 0, &r), 4);
+}
+END_TEST
+
+/* Figures whose repeats overlap are a tie, whatever the medians' difference. */
+START_TEST(test_spread_bands)
+{
+	struct cal_point pts[3] = {
+		{ .size = 256, .bytes_per_s = { 100, 50 }, .cpu_ns_per_byte = { 10, 7 } },
+		{ .size = 4096,
+		  .bytes_per_s = { 100, 115 },
+		  .cpu_ns_per_byte = { 10, 7 },
+		  .bytes_per_s_spread = { 0.4, 0.2 },
+		  .cpu_spread = { 0.4, 0.2 } },
+		{ .size = 65536,
+		  .bytes_per_s = { 100, 150 },
+		  .cpu_ns_per_byte = { 10, 7 },
+		  .bytes_per_s_spread = { 0.4, 0.1 } },
+	};
+	static const struct cal_range banded[] = { { 0, 0 }, { 16384, 1 } };
+	static const struct cal_range sharp[] = { { 0, 0 }, { 1024, 1 } };
+
+	/* 80-120 and 103.5-126.5 MB/s overlap at 4 KiB: software stays until 64 KiB. */
+	derive_eq(pts, 3, 3, HWOFF_THROUGHPUT, TIE, banded, 2);
+	ck_assert(cal_tied(&pts[1], HWOFF_THROUGHPUT, 0, 1, TIE));
+	ck_assert(!cal_tied(&pts[2], HWOFF_THROUGHPUT, 0, 1, TIE));
+	/* CPU: 8-12 and 6.3-7.7 ns/byte do not overlap; a spread of 0.6 (7-13) does. */
+	ck_assert(!cal_tied(&pts[1], HWOFF_CPU, 0, 1, TIE));
+	pts[1].cpu_spread[0] = 0.6;
+	ck_assert(cal_tied(&pts[1], HWOFF_CPU, 0, 1, TIE));
+	/* Without spreads the 15 % lead at 4 KiB counts. */
+	memset(pts[1].bytes_per_s_spread, 0, sizeof(pts[1].bytes_per_s_spread));
+	derive_eq(pts, 3, 3, HWOFF_THROUGHPUT, TIE, sharp, 2);
 }
 END_TEST
 
@@ -264,6 +297,7 @@ int main(void)
 	tcase_add_test(tc, test_ties);
 	tcase_add_test(tc, test_single_path);
 	tcase_add_test(tc, test_noise);
+	tcase_add_test(tc, test_spread_bands);
 	tcase_add_test(tc, test_too_many_crossovers);
 	tcase_add_test(tc, test_mask_and_unmeasured);
 	tcase_add_test(tc, test_boundary_rounding);
