@@ -153,20 +153,20 @@ cal_mask cal_usable(const struct cal_subject *s)
 	return mask;
 }
 
-/* Whether path p is tied with the best throughput of mask at pt. */
-static bool fast_enough(const struct cal_point *pt, cal_mask mask, unsigned int p, double tie)
+/* The share of the best throughput of mask at pt that path p loses: 0 for the best. */
+static double loss(const struct cal_point *pt, cal_mask mask, unsigned int p)
 {
 	int best = best_path(pt, mask, HWOFF_THROUGHPUT);
 
-	return measured(pt, p) && best >= 0 &&
-	       cal_tied(pt, HWOFF_THROUGHPUT, p, (unsigned int)best, tie);
+	return best < 0 ? 0 : 1 - pt->bytes_per_s[p] / pt->bytes_per_s[best];
 }
 
-bool cal_engine_threshold(const struct cal_subject *s, double tie, unsigned int *threshold)
+bool cal_engine_threshold(const struct cal_subject *s, unsigned int *threshold)
 {
 	cal_mask mask = cal_usable(s);
 	size_t best_split = 0, n = s->point_count;
-	int pio = -1, dma = -1, best_score = -1;
+	double best_loss = INFINITY;
+	int pio = -1, dma = -1;
 
 	for (unsigned int p = 0; p < s->path_count; p++) {
 		if (!(mask & (1u << p)) || s->paths[p].software)
@@ -181,16 +181,16 @@ bool cal_engine_threshold(const struct cal_subject *s, double tie, unsigned int 
 	mask = (1u << pio) | (1u << dma);
 	/*
 	 * One threshold: PIO up to it, DMA above. Of the splits between points (before the first:
-	 * DMA throughout; after the last: PIO throughout), the one that agrees with the most
-	 * points' winners, so that a noisy point among large sizes does not move it.
+	 * DMA throughout; after the last: PIO throughout), the one that loses the least throughput
+	 * summed over the points, so that a noisy point among large sizes does not move it.
 	 */
 	for (size_t split = 0; split <= n; split++) {
-		int score = 0;
+		double sum = 0;
 
 		for (size_t i = 0; i < n; i++)
-			score += fast_enough(&s->points[i], mask, i < split ? pio : dma, tie);
-		if (score > best_score) {
-			best_score = score;
+			sum += loss(&s->points[i], mask, (unsigned int)(i < split ? pio : dma));
+		if (sum < best_loss) {
+			best_loss = sum;
 			best_split = split;
 		}
 	}

@@ -308,7 +308,7 @@ static void set_thresholds(const struct cal_run *run, bool set, char *report, si
 			if (strcmp(run->subjects[j].alg->kernel_name, kernel_name) != 0)
 				continue;
 			first &= j >= i;
-			if (cal_engine_threshold(&run->subjects[j], TIE, &value))
+			if (cal_engine_threshold(&run->subjects[j], &value))
 				values[count++] = value;
 		}
 		if (!first || !count)

@@ -107,10 +107,10 @@ cal_mask cal_usable(const struct cal_subject *s);
 /*
  * The bundled engine's auto driver threshold for s: the largest size it should send by PIO
  * (the kernel sends len <= threshold by PIO), from the PIO/DMA throughput figures alone: the
- * split that agrees with the most measured sizes. UINT_MAX when PIO won throughout, 0 when DMA
- * did. Returns false when s lacks a usable PIO or DMA driver.
+ * split that loses the least throughput over the measured sizes. UINT_MAX when PIO is best
+ * throughout, 0 when DMA is. Returns false when s lacks a usable PIO or DMA driver.
  */
-bool cal_engine_threshold(const struct cal_subject *s, double tie, unsigned int *threshold);
+bool cal_engine_threshold(const struct cal_subject *s, unsigned int *threshold);
 
 /* ---- measurement (calibrate-measure.c) -------------------------------------------------- */
 

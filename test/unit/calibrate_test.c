@@ -268,23 +268,23 @@ START_TEST(test_engine_threshold)
 	unsigned int threshold;
 
 	engine_subject(&s, crossing);
-	ck_assert(cal_engine_threshold(&s, TIE, &threshold));
+	ck_assert(cal_engine_threshold(&s, &threshold));
 	ck_assert_uint_eq(threshold, 8191);
 	engine_subject(&s, pio_only);
-	ck_assert(cal_engine_threshold(&s, TIE, &threshold));
+	ck_assert(cal_engine_threshold(&s, &threshold));
 	ck_assert_uint_eq(threshold, UINT_MAX);
 	/* PIO wins at 64 KiB by noise: the crossover stays where most sizes put it. */
 	engine_subject(&s, noisy);
-	ck_assert(cal_engine_threshold(&s, TIE, &threshold));
+	ck_assert(cal_engine_threshold(&s, &threshold));
 	ck_assert_uint_eq(threshold, 2047);
 	engine_subject(&s, dma_only);
-	ck_assert(cal_engine_threshold(&s, TIE, &threshold));
+	ck_assert(cal_engine_threshold(&s, &threshold));
 	ck_assert_uint_eq(threshold, 0);
 	s.paths[DMA].failed = true;
-	ck_assert(!cal_engine_threshold(&s, TIE, &threshold));
+	ck_assert(!cal_engine_threshold(&s, &threshold));
 	s.paths[DMA].failed = false;
 	s.paths[DMA].class = HWOFF_IMPL_OFFLOAD;
-	ck_assert(!cal_engine_threshold(&s, TIE, &threshold));
+	ck_assert(!cal_engine_threshold(&s, &threshold));
 }
 END_TEST
 
