@@ -5,9 +5,28 @@
  */
 #include <limits.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "bench/calibrate.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double cal_median(double *v, size_t n, double *spread)
+{
+	double mid;
+
+	qsort(v, n, sizeof(v[0]), cmp_double);
+	mid = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	if (spread)
+		*spread = mid > 0 ? (v[(3 * n) / 4] - v[n / 4]) / mid : 0;
+	return mid;
+}
 
 /* Whether path p was measured at pt (a path that failed before a size has no figure there). */
 static bool measured(const struct cal_point *pt, unsigned int p)

@@ -230,24 +230,6 @@ static unsigned long warm_up(struct measure *m, unsigned int p, size_t size)
 	return (unsigned long)fmax(1, round(target * done / spent));
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-	double x = *(const double *)a, y = *(const double *)b;
-
-	return (x > y) - (x < y);
-}
-
-/* The median of v[0..n) (sorted here); *spread gets the interquartile range over it. */
-static double median(double *v, unsigned int n, double *spread)
-{
-	double mid;
-
-	qsort(v, n, sizeof(v[0]), cmp_double);
-	mid = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
-	*spread = mid > 0 ? (v[(3 * n) / 4] - v[n / 4]) / mid : 0;
-	return mid;
-}
-
 static void csv_row(struct measure *m, unsigned int p, size_t size, unsigned int repeat,
 		    unsigned long requests, const struct sample *x, const char *phase)
 {
@@ -315,8 +297,8 @@ static void measure_size(struct measure *m, size_t size, const char *phase)
 
 		if (s->paths[p].failed)
 			continue;
-		pt->bytes_per_s[p] = median(rate[p], repeats, &pt->bytes_per_s_spread[p]);
-		pt->cpu_ns_per_byte[p] = median(cpu[p], repeats, &pt->cpu_spread[p]);
+		pt->bytes_per_s[p] = cal_median(rate[p], repeats, &pt->bytes_per_s_spread[p]);
+		pt->cpu_ns_per_byte[p] = cal_median(cpu[p], repeats, &pt->cpu_spread[p]);
 	}
 }
 

@@ -27,9 +27,9 @@
 #include "bench/calibrate.h"
 #include "config.h"
 
-#define GRID_MAX       32
-#define TIE	       0.05 /* figures within 5 % are a tie (see cal_tied()) */
-#define THRESHOLD_GLOB "/sys/bus/pci/devices/*/hwoffload/threshold_"
+#define GRID_MAX 32
+#define TIE	 0.05 /* figures within 5 % are a tie (see cal_tied()) */
+#define UNSTABLE 0.2 /* a median spread of repeats above this: a busy machine */
 
 /* --quick: fewer sizes (powers of 16), repeats and shorter samples; still every algorithm. */
 static const size_t quick_grid[] = { 16, 256, 4096, 65536, 1048576 };
@@ -341,6 +341,39 @@ static void set_thresholds(const struct cal_run *run, bool set, char *report, si
 	}
 }
 
+/*
+ * How far the repeats disagreed, over every figure of throughput: the median interquartile
+ * range over the median. On a busy host (other guests on its cores) the engine's round trip
+ * swings from 0.3 to 8 ms between repeats, and no table holds; say so.
+ */
+static void report_stability(const struct cal_run *run, char *report, size_t report_len)
+{
+	size_t count = 0;
+	double *spreads =
+		malloc(run->subject_count * CAL_POINTS_MAX * CAL_PATHS_MAX * sizeof(*spreads));
+
+	for (size_t i = 0; spreads && i < run->subject_count; i++) {
+		const struct cal_subject *s = &run->subjects[i];
+
+		for (size_t k = 0; k < s->point_count; k++)
+			for (unsigned int p = 0; p < s->path_count; p++)
+				if (s->points[k].bytes_per_s[p] > 0)
+					spreads[count++] = s->points[k].bytes_per_s_spread[p];
+	}
+	if (count) {
+		double spread = cal_median(spreads, count, NULL);
+
+		hwoff_appendf(
+			report, report_len,
+			"stability: repeats spread by %.0f %% (median interquartile range)%s\n",
+			spread * 100,
+			spread > UNSTABLE ? ": the machine was busy, calibrate again when it "
+					    "is quiet"
+					  : "");
+	}
+	free(spreads);
+}
+
 /* ---- the plots ------------------------------------------------------------------------------ */
 
 /* Vertical lines at the throughput table's crossovers of s, labelled with the new path. */
@@ -481,6 +514,7 @@ int main(int argc, char **argv)
 		fputs("\r\033[K", stderr);
 	ret |= close_out(csv, o.out, "measurements.csv");
 
+	report_stability(&run, report, sizeof(report));
 	set_thresholds(&run, o.set_thresholds, report, sizeof(report));
 	describe(comment, sizeof(comment), &o, report);
 	t = cal_table(&run, o.objectives, report, sizeof(report), &left_out);

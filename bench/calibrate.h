@@ -75,6 +75,12 @@ typedef unsigned int cal_mask;
 /* ---- derivation (calibrate-derive.c) ---------------------------------------------------- */
 
 /*
+ * The median of v[0..n) (n > 0; sorts v); spread (may be NULL) gets the interquartile range
+ * over the median: how far repeats of one figure disagree.
+ */
+double cal_median(double *v, size_t n, double *spread);
+
+/*
  * Whether path p at pt is as good as path best by the objective's metric: within tie (a
  * fraction, 0.05 = 5 %) of it, or their interquartile ranges overlap (the measurement cannot
  * tell them apart), or better.
