@@ -162,6 +162,17 @@ START_TEST(test_spread_bands)
 }
 END_TEST
 
+START_TEST(test_median_spread)
+{
+	double odd[] = { 5, 1, 3 }, even[] = { 4, 1, 3, 2 }, spread;
+
+	ck_assert_double_eq(cal_median(odd, 3, &spread), 3);
+	ck_assert_double_eq_tol(spread, 4.0 / 3, 1e-12);
+	ck_assert_double_eq(cal_median(even, 4, &spread), 2.5);
+	ck_assert_double_eq_tol(spread, (4.0 - 2) / 2.5, 1e-12);
+}
+END_TEST
+
 /* Random noise over clear winners: whatever the noise, at most HWOFF_RANGES_MAX valid ranges. */
 START_TEST(test_too_many_crossovers)
 {
@@ -297,6 +308,7 @@ int main(void)
 	tcase_add_test(tc, test_ties);
 	tcase_add_test(tc, test_single_path);
 	tcase_add_test(tc, test_noise);
+	tcase_add_test(tc, test_median_spread);
 	tcase_add_test(tc, test_spread_bands);
 	tcase_add_test(tc, test_too_many_crossovers);
 	tcase_add_test(tc, test_mask_and_unmeasured);
