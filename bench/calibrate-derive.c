@@ -1,0 +1,225 @@
+/*
+ * calibrate-derive.c - from medians to size ranges: winners, crossovers, the auto threshold.
+ *
+ * No clocks and no system calls here, so that the host unit test can feed it known curves.
+ */
+#include <limits.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/calibrate.h"
+
+static int cmp_double(const void *a, const void *b)
+{
+	double x = *(const double *)a, y = *(const double *)b;
+
+	return (x > y) - (x < y);
+}
+
+double cal_median(double *v, size_t n, double *spread)
+{
+	double mid;
+
+	qsort(v, n, sizeof(v[0]), cmp_double);
+	mid = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+	if (spread)
+		*spread = mid > 0 ? (v[(3 * n) / 4] - v[n / 4]) / mid : 0;
+	return mid;
+}
+
+/* Whether path p was measured at pt (a path that failed before a size has no figure there). */
+static bool measured(const struct cal_point *pt, unsigned int p)
+{
+	return pt->bytes_per_s[p] > 0;
+}
+
+/* Whether a is better than b by the metric: more bytes/s, or fewer CPU ns per byte. */
+static bool better(double a, double b, bool more_is_better)
+{
+	return more_is_better ? a > b : a < b;
+}
+
+bool cal_tied(const struct cal_point *pt, enum hwoff_objective objective, unsigned int p,
+	      unsigned int best, double tie)
+{
+	bool cpu = objective == HWOFF_CPU;
+	const double *m = cpu ? pt->cpu_ns_per_byte : pt->bytes_per_s;
+	const double *spread = cpu ? pt->cpu_spread : pt->bytes_per_s_spread;
+	/* Each figure's band is its median plus and minus half its interquartile range. */
+	double sign = cpu ? -1 : 1, p_edge = m[p] * (1 + sign * spread[p] / 2),
+	       best_edge = m[best] * (1 - sign * spread[best] / 2);
+
+	return !better(best_edge, p_edge, !cpu) ||
+	       (cpu ? m[p] <= m[best] * (1 + tie) : m[p] >= m[best] * (1 - tie));
+}
+
+/* The path of mask measured at pt that is best by the objective's metric alone; -1 if none. */
+static int best_path(const struct cal_point *pt, cal_mask mask, enum hwoff_objective objective)
+{
+	bool cpu = objective == HWOFF_CPU;
+	const double *m = cpu ? pt->cpu_ns_per_byte : pt->bytes_per_s;
+	int best = -1;
+
+	for (unsigned int p = 0; p < CAL_PATHS_MAX; p++)
+		if ((mask & (1u << p)) && measured(pt, p) &&
+		    (best < 0 || better(m[p], m[best], !cpu)))
+			best = (int)p;
+	return best;
+}
+
+int cal_winner(const struct cal_point *pt, cal_mask mask, enum hwoff_objective objective,
+	       double tie, int previous)
+{
+	bool cpu = objective == HWOFF_CPU;
+	const double *secondary = cpu ? pt->bytes_per_s : pt->cpu_ns_per_byte;
+	int best = best_path(pt, mask, objective), winner = -1;
+
+	if (best < 0)
+		return -1;
+	if (previous >= 0 && (mask & (1u << previous)) && measured(pt, (unsigned int)previous) &&
+	    cal_tied(pt, objective, (unsigned int)previous, (unsigned int)best, tie))
+		return previous;
+	for (unsigned int p = 0; p < CAL_PATHS_MAX; p++) {
+		if (!(mask & (1u << p)) || !measured(pt, p) ||
+		    !cal_tied(pt, objective, p, (unsigned int)best, tie))
+			continue;
+		if (winner < 0 || better(secondary[p], secondary[winner], cpu))
+			winner = (int)p;
+	}
+	return winner;
+}
+
+/* Where the larger point's winner starts: the geometric mean, on the CAL_STEP grid. */
+static size_t boundary(size_t below, size_t above)
+{
+	size_t mid = (size_t)sqrt((double)below * (double)above);
+
+	mid -= mid % CAL_STEP;
+	if (mid <= below)
+		mid = below + CAL_STEP;
+	return mid < above ? mid : above;
+}
+
+/* Drop r[k] of *n: its sizes go to the range before it (to the one after, for the first). */
+static void drop_range(struct cal_range *r, unsigned int *points_in, unsigned int *n,
+		       unsigned int k)
+{
+	if (k == 0) {
+		r[1].start = 0;
+		points_in[1] += points_in[0];
+	} else {
+		points_in[k - 1] += points_in[k];
+	}
+	memmove(&r[k], &r[k + 1], (*n - k - 1) * sizeof(r[0]));
+	memmove(&points_in[k], &points_in[k + 1], (*n - k - 1) * sizeof(points_in[0]));
+	(*n)--;
+}
+
+unsigned int cal_derive(const struct cal_point *points, size_t count, cal_mask mask,
+			enum hwoff_objective objective, double tie, struct cal_ranges *out)
+{
+	/* Collected unbounded first (one per point at most), then cut down to what fits. */
+	struct cal_range all[CAL_POINTS_MAX];
+	unsigned int points_in[CAL_POINTS_MAX];
+	unsigned int n = 0;
+	size_t last_size = 0;
+	int previous = -1;
+
+	for (size_t i = 0; i < count && i < CAL_POINTS_MAX; i++) {
+		int w = cal_winner(&points[i], mask, objective, tie, previous);
+
+		if (w < 0)
+			continue;
+		if (w != previous) {
+			all[n] =
+				(struct cal_range){ .start = n ? boundary(last_size, points[i].size)
+							       : 0,
+						    .path = (unsigned int)w };
+			points_in[n++] = 0;
+		}
+		points_in[n - 1]++;
+		previous = w;
+		last_size = points[i].size;
+	}
+	while (n > HWOFF_RANGES_MAX) {
+		unsigned int fewest = 0;
+
+		for (unsigned int k = 1; k < n; k++)
+			if (points_in[k] < points_in[fewest])
+				fewest = k;
+		drop_range(all, points_in, &n, fewest);
+		/* The neighbours of the dropped range may now go to the same path: merge them. */
+		for (unsigned int k = 1; k < n;) {
+			if (all[k].path == all[k - 1].path)
+				drop_range(all, points_in, &n, k);
+			else
+				k++;
+		}
+	}
+	out->count = n;
+	memcpy(out->r, all, n * sizeof(all[0]));
+	return n;
+}
+
+cal_mask cal_usable(const struct cal_subject *s)
+{
+	cal_mask mask = 0;
+
+	for (unsigned int p = 0; p < s->path_count; p++)
+		if (!s->paths[p].failed)
+			mask |= 1u << p;
+	return mask;
+}
+
+/* The share of the best throughput of mask at pt that path p loses: 0 for the best. */
+static double loss(const struct cal_point *pt, cal_mask mask, unsigned int p)
+{
+	int best = best_path(pt, mask, HWOFF_THROUGHPUT);
+
+	return best < 0 ? 0 : 1 - pt->bytes_per_s[p] / pt->bytes_per_s[best];
+}
+
+bool cal_engine_threshold(const struct cal_subject *s, unsigned int *threshold)
+{
+	cal_mask mask = cal_usable(s);
+	size_t best_split = 0, n = s->point_count;
+	double best_loss = INFINITY;
+	int pio = -1, dma = -1;
+
+	for (unsigned int p = 0; p < s->path_count; p++) {
+		if (!(mask & (1u << p)) || s->paths[p].software)
+			continue;
+		if (s->paths[p].class == HWOFF_IMPL_ENGINE_PIO)
+			pio = (int)p;
+		else if (s->paths[p].class == HWOFF_IMPL_ENGINE_DMA)
+			dma = (int)p;
+	}
+	if (pio < 0 || dma < 0 || !n)
+		return false;
+	mask = (1u << pio) | (1u << dma);
+	/*
+	 * One threshold: PIO up to it, DMA above. Of the splits between points (before the first:
+	 * DMA throughout; after the last: PIO throughout), the one that loses the least throughput
+	 * summed over the points, so that a noisy point among large sizes does not move it.
+	 */
+	for (size_t split = 0; split <= n; split++) {
+		double sum = 0;
+
+		for (size_t i = 0; i < n; i++)
+			sum += loss(&s->points[i], mask, (unsigned int)(i < split ? pio : dma));
+		if (sum < best_loss) {
+			best_loss = sum;
+			best_split = split;
+		}
+	}
+	if (best_split == n)
+		*threshold = UINT_MAX;
+	else if (best_split == 0)
+		*threshold = 0;
+	else
+		*threshold = (unsigned int)boundary(s->points[best_split - 1].size,
+						    s->points[best_split].size) -
+			     1;
+	return true;
+}

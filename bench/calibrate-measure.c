@@ -1,0 +1,555 @@
+/*
+ * calibrate-measure.c - the paths of each algorithm, and their speed over request sizes.
+ *
+ * Software is OpenSSL's default provider in this process (EVP), kernel paths go through the
+ * backend's transport (backend/transport.h), the very code the provider sends requests by. One
+ * request is one EVP_CipherUpdate or one hwoff_skcipher_crypt() of the size, for a digest a whole
+ * message (init, update, final): what a one-shot digest of that size costs.
+ *
+ * A sample is a run of back-to-back requests long enough for the clocks (wall: CLOCK_MONOTONIC;
+ * CPU: getrusage(RUSAGE_SELF), user + system). At each size every path first warms up (which
+ * also sizes its samples), then the repeats go round-robin over the paths, starting one path
+ * later each time, so that a machine that drifts or is busy for a moment spreads over all paths;
+ * each figure is the median of the repeats.
+ */
+#include <math.h>
+#include <openssl/evp.h>
+#include <openssl/rand.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <time.h>
+
+#include "backend/probe.h"
+#include "backend/text.h"
+#include "backend/transport.h"
+#include "bench/calibrate.h"
+
+#define CHECK_BYTES 4096 /* a kernel path must agree with OpenSSL on this much first */
+#define REPEATS_MAX 64
+
+/* One path of one subject, ready to serve requests. */
+struct runner {
+	const struct hwoff_alg *alg;
+	bool encrypt;
+	EVP_CIPHER *cipher;
+	EVP_CIPHER_CTX *cipher_ctx;
+	EVP_MD *md;
+	EVP_MD_CTX *md_ctx;
+	struct hwoff_skcipher *sk;
+	struct hwoff_hash *hash;
+};
+
+/* What one subject's measurement needs. */
+struct measure {
+	const struct cal_config *cfg;
+	struct cal_run *run;
+	struct cal_subject *s;
+	size_t index; /* of s in run->subjects, for progress */
+	struct runner runners[CAL_PATHS_MAX];
+	unsigned char *in, *out;
+	size_t buf_len;
+};
+
+static const unsigned char key[32] = "hwoffload calibration key 0123!";
+
+static void runner_close(struct runner *r)
+{
+	EVP_CIPHER_CTX_free(r->cipher_ctx);
+	EVP_CIPHER_free(r->cipher);
+	EVP_MD_CTX_free(r->md_ctx);
+	EVP_MD_free(r->md);
+	hwoff_skcipher_free(r->sk);
+	hwoff_hash_free(r->hash);
+	memset(r, 0, sizeof(*r));
+}
+
+/* Set up path for s's algorithm and direction; the IV is all zeros. Returns 0 or -1 with err. */
+static int runner_open(struct runner *r, const struct cal_subject *s, const struct cal_path *path,
+		       char *err, size_t err_len)
+{
+	const struct hwoff_alg *alg = s->alg;
+	unsigned char iv[HWOFF_IV_MAX] = { 0 };
+
+	*r = (struct runner){ .alg = alg, .encrypt = s->direction == HWOFF_ENCRYPT };
+	if (!path->software) {
+		int ret = hwoff_alg_is_digest(alg)
+				  ? hwoff_hash_new(&r->hash, alg, path->name, err, err_len)
+				  : hwoff_skcipher_new(&r->sk, alg, path->name, key, alg->key_bytes,
+						       err, err_len);
+		return ret ? -1 : 0;
+	}
+	if (hwoff_alg_is_digest(alg)) {
+		r->md = EVP_MD_fetch(NULL, alg->name, "provider=default");
+		r->md_ctx = EVP_MD_CTX_new();
+		if (r->md && r->md_ctx)
+			return 0;
+	} else {
+		r->cipher = EVP_CIPHER_fetch(NULL, alg->name, "provider=default");
+		r->cipher_ctx = EVP_CIPHER_CTX_new();
+		if (r->cipher && r->cipher_ctx &&
+		    EVP_CipherInit_ex2(r->cipher_ctx, r->cipher, key, alg->iv_bytes ? iv : NULL,
+				       r->encrypt, NULL) == 1 &&
+		    EVP_CIPHER_CTX_set_padding(r->cipher_ctx, 0) == 1)
+			return 0;
+	}
+	snprintf(err, err_len, "OpenSSL's default provider cannot set up %s", alg->name);
+	runner_close(r);
+	return -1;
+}
+
+/* One request of len bytes from in to out (a digest into out). Returns 0 or -1 with err. */
+static int runner_request(struct runner *r, const unsigned char *in, unsigned char *out, size_t len,
+			  char *err, size_t err_len)
+{
+	unsigned int md_len;
+	int outl, ret;
+
+	if (r->sk) {
+		ret = hwoff_skcipher_crypt(r->sk, r->encrypt, in, out, len);
+		if (ret)
+			snprintf(err, err_len, "%s", hwoff_skcipher_error(r->sk));
+		return ret ? -1 : 0;
+	}
+	if (r->hash) {
+		ret = hwoff_hash_update(r->hash, in, len);
+		if (!ret)
+			ret = hwoff_hash_final(r->hash, out, EVP_MAX_MD_SIZE);
+		if (ret)
+			snprintf(err, err_len, "%s", hwoff_hash_error(r->hash));
+		return ret ? -1 : 0;
+	}
+	if (r->md ? EVP_DigestInit_ex2(r->md_ctx, r->md, NULL) == 1 &&
+			    EVP_DigestUpdate(r->md_ctx, in, len) == 1 &&
+			    EVP_DigestFinal_ex(r->md_ctx, out, &md_len) == 1
+		  : EVP_CipherUpdate(r->cipher_ctx, out, &outl, in, (int)len) == 1)
+		return 0;
+	snprintf(err, err_len, "OpenSSL's default provider failed a %zu-byte %s request", len,
+		 r->alg->name);
+	return -1;
+}
+
+/*
+ * Whether a kernel path gives OpenSSL's answer for CHECK_BYTES of data: a driver that is wrong
+ * must not be calibrated into the table. Both start from the same key and zero IV.
+ */
+static int check_path(const struct cal_subject *s, const struct cal_path *path,
+		      const unsigned char *in, char *err, size_t err_len)
+{
+	static unsigned char want[CHECK_BYTES], got[CHECK_BYTES];
+	struct runner sw, kernel;
+	int ret;
+
+	if (runner_open(&sw, s, &s->paths[0], err, err_len))
+		return -1;
+	ret = runner_request(&sw, in, want, CHECK_BYTES, err, err_len);
+	runner_close(&sw);
+	if (ret || runner_open(&kernel, s, path, err, err_len))
+		return -1;
+	ret = runner_request(&kernel, in, got, CHECK_BYTES, err, err_len);
+	runner_close(&kernel);
+	if (ret)
+		return -1;
+	if (memcmp(got, want, hwoff_alg_is_digest(s->alg) ? s->alg->digest_bytes : CHECK_BYTES)) {
+		snprintf(err, err_len, "its %d-byte %s differs from OpenSSL's", CHECK_BYTES,
+			 hwoff_direction_name(s->direction));
+		return -1;
+	}
+	return 0;
+}
+
+static void fail_path(struct measure *m, unsigned int p, const char *why)
+{
+	struct cal_path *path = &m->s->paths[p];
+
+	path->failed = true;
+	snprintf(path->failure, sizeof(path->failure), "%s", why);
+	runner_close(&m->runners[p]);
+	hwoff_appendf(m->run->notes, sizeof(m->run->notes), "dropped %s for %s %s: %s\n",
+		      path->name, m->s->alg->name, hwoff_direction_name(m->s->direction), why);
+}
+
+static double now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1e9 + ts.tv_nsec;
+}
+
+static double cpu_ns(void)
+{
+	struct rusage ru;
+
+	getrusage(RUSAGE_SELF, &ru);
+	return (ru.ru_utime.tv_sec + ru.ru_stime.tv_sec) * 1e9 +
+	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e3;
+}
+
+/* What one sample took. */
+struct sample {
+	double wall_ns, cpu_ns;
+};
+
+/* requests back-to-back requests of size bytes on path p. Returns 0 or -1 (the path failed). */
+static int run_sample(struct measure *m, unsigned int p, size_t size, unsigned long requests,
+		      struct sample *out)
+{
+	double wall0 = now_ns(), cpu0 = cpu_ns();
+	char err[HWOFF_TRANSPORT_ERROR_MAX];
+
+	for (unsigned long i = 0; i < requests; i++) {
+		if (runner_request(&m->runners[p], m->in, m->out, size, err, sizeof(err))) {
+			fail_path(m, p, err);
+			return -1;
+		}
+	}
+	out->cpu_ns = cpu_ns() - cpu0;
+	out->wall_ns = now_ns() - wall0;
+	return 0;
+}
+
+/*
+ * Warm up path p at size (caches, page faults, the engine's first requests) by runs of 1, 2,
+ * 4 ... requests until half a sample's time went by, and return how many requests make a
+ * sample: 0 when the path failed.
+ */
+static unsigned long warm_up(struct measure *m, unsigned int p, size_t size)
+{
+	double target = m->cfg->sample_seconds * 1e9, spent = 0;
+	unsigned long done = 0, batch = 1;
+	struct sample w;
+
+	while (spent < target / 2) {
+		if (run_sample(m, p, size, batch, &w))
+			return 0;
+		spent += w.wall_ns;
+		done += batch;
+		batch *= 2;
+	}
+	return (unsigned long)fmax(1, round(target * done / spent));
+}
+
+static void csv_row(struct measure *m, unsigned int p, size_t size, unsigned int repeat,
+		    unsigned long requests, const struct sample *x, const char *phase)
+{
+	const struct cal_subject *s = m->s;
+	double bytes = (double)requests * size;
+
+	if (!m->cfg->csv)
+		return;
+	fprintf(m->cfg->csv, "%s,%u,%s,%s,%zu,%u,%lu,%.0f,%.0f,%.0f,%.1f,%.4f,%s\n", s->alg->name,
+		s->alg->key_bytes * 8, hwoff_direction_name(s->direction), s->paths[p].name, size,
+		repeat, requests, bytes, x->wall_ns, x->cpu_ns, bytes * 1e9 / x->wall_ns,
+		x->cpu_ns / bytes, phase);
+}
+
+/* Insert an empty point for size in order; NULL when the subject is full. */
+static struct cal_point *new_point(struct cal_subject *s, size_t size)
+{
+	size_t i = 0;
+
+	if (s->point_count == CAL_POINTS_MAX)
+		return NULL;
+	while (i < s->point_count && s->points[i].size < size)
+		i++;
+	memmove(&s->points[i + 1], &s->points[i], (s->point_count - i) * sizeof(s->points[0]));
+	s->point_count++;
+	memset(&s->points[i], 0, sizeof(s->points[i]));
+	s->points[i].size = size;
+	return &s->points[i];
+}
+
+/* Every usable path at size, interleaved; the medians become a point. */
+static void measure_size(struct measure *m, size_t size, const char *phase)
+{
+	struct cal_subject *s = m->s;
+	unsigned int repeats = m->cfg->repeats, order[CAL_PATHS_MAX], count = 0;
+	unsigned long requests[CAL_PATHS_MAX];
+	double rate[CAL_PATHS_MAX][REPEATS_MAX], cpu[CAL_PATHS_MAX][REPEATS_MAX];
+	struct cal_point *pt;
+
+	if (m->cfg->progress)
+		m->cfg->progress(m->cfg->progress_arg, m->index, m->run->subject_count, s, size);
+	for (unsigned int p = 0; p < s->path_count; p++) {
+		if (s->paths[p].failed)
+			continue;
+		requests[p] = warm_up(m, p, size);
+		if (requests[p])
+			order[count++] = p;
+	}
+	for (unsigned int r = 0; r < repeats; r++) {
+		for (unsigned int k = 0; k < count; k++) {
+			unsigned int p = order[(k + r) % count];
+			double bytes = (double)requests[p] * size;
+			struct sample x;
+
+			if (s->paths[p].failed || run_sample(m, p, size, requests[p], &x))
+				continue;
+			rate[p][r] = bytes * 1e9 / x.wall_ns;
+			cpu[p][r] = x.cpu_ns / bytes;
+			csv_row(m, p, size, r, requests[p], &x, phase);
+		}
+	}
+	pt = new_point(s, size);
+	for (unsigned int k = 0; pt && k < count; k++) {
+		unsigned int p = order[k];
+
+		if (s->paths[p].failed)
+			continue;
+		pt->bytes_per_s[p] = cal_median(rate[p], repeats, &pt->bytes_per_s_spread[p]);
+		pt->cpu_ns_per_byte[p] = cal_median(cpu[p], repeats, &pt->cpu_spread[p]);
+	}
+}
+
+/* A derivation the bisection refines: an objective over some paths. */
+struct view {
+	cal_mask mask;
+	enum hwoff_objective objective;
+};
+
+/*
+ * The sizes of the views' crossovers are known to within cfg->resolve_ratio: find two adjacent
+ * points with different winners further apart and measure between them, until none is left.
+ */
+static void bisect(struct measure *m, const struct view *views, unsigned int view_count)
+{
+	struct cal_subject *s = m->s;
+	bool found = true;
+
+	while (found && s->point_count < CAL_POINTS_MAX) {
+		found = false;
+		for (unsigned int v = 0; v < view_count && !found; v++) {
+			int previous = -1;
+
+			for (size_t i = 0; i < s->point_count && !found; i++) {
+				int w = cal_winner(&s->points[i], views[v].mask & cal_usable(s),
+						   views[v].objective, m->cfg->tie, previous);
+				size_t lo = i ? s->points[i - 1].size : 0, hi = s->points[i].size;
+				size_t mid = (size_t)sqrt((double)lo * hi);
+
+				mid -= mid % CAL_STEP;
+				if (i && w != previous && w >= 0 && previous >= 0 &&
+				    hi > lo * m->cfg->resolve_ratio && mid > lo && mid < hi) {
+					measure_size(m, mid, "bisect");
+					found = true;
+				}
+				previous = w;
+			}
+		}
+	}
+}
+
+/* The grid, the crossovers, the ranges. */
+static void measure_subject(struct measure *m)
+{
+	struct cal_subject *s = m->s;
+	struct view views[HWOFF_OBJECTIVE_COUNT + 1];
+	unsigned int view_count = 0, pio = 0, dma = 0;
+
+	for (size_t g = 0; g < m->cfg->grid_count; g++)
+		measure_size(m, m->cfg->grid[g], "grid");
+	/* Every path for each objective, and the engine's own PIO/DMA crossover for sysfs. */
+	for (int o = 0; o < HWOFF_OBJECTIVE_COUNT; o++)
+		views[view_count++] = (struct view){ .mask = ~0u, .objective = o };
+	for (unsigned int p = 1; p < s->path_count; p++) {
+		pio |= (s->paths[p].class == HWOFF_IMPL_ENGINE_PIO) << p;
+		dma |= (s->paths[p].class == HWOFF_IMPL_ENGINE_DMA) << p;
+	}
+	if (pio && dma)
+		views[view_count++] =
+			(struct view){ .mask = pio | dma, .objective = HWOFF_THROUGHPUT };
+	bisect(m, views, view_count);
+	for (int o = 0; o < HWOFF_OBJECTIVE_COUNT; o++)
+		cal_derive(s->points, s->point_count, cal_usable(s), o, m->cfg->tie, &s->ranges[o]);
+}
+
+/*
+ * Whether impl is a candidate. Off-CPU drivers are: the engine's PIO and DMA drivers and other
+ * vendors' engines. The engine's auto driver is not while its PIO and DMA drivers are there:
+ * the table names the concrete driver, and the auto driver is only as good as its threshold.
+ * The kernel's CPU drivers (aes-generic, aesni, sha256-generic) are not: they run the same
+ * kind of code as OpenSSL in this process, on the same CPU, plus a system call and two copies;
+ * OpenSSL uses the same CPU instructions as they do.
+ */
+static bool candidate(const struct hwoff_discovery *d, const struct hwoff_impl *impl)
+{
+	if (impl->class == HWOFF_IMPL_CPU)
+		return false;
+	if (impl->class != HWOFF_IMPL_ENGINE_AUTO)
+		return true;
+	for (size_t i = 0; i < d->count; i++)
+		if (strcmp(d->impls[i].name, impl->name) == 0 &&
+		    (d->impls[i].class == HWOFF_IMPL_ENGINE_PIO ||
+		     d->impls[i].class == HWOFF_IMPL_ENGINE_DMA))
+			return false;
+	return true;
+}
+
+/* Software, then each kernel candidate that is reachable and right. */
+static void add_paths(struct cal_run *run, struct cal_subject *s, const unsigned char *in)
+{
+	const struct hwoff_discovery *d = &run->discovery;
+	char err[HWOFF_TRANSPORT_ERROR_MAX];
+
+	s->paths[0] = (struct cal_path){ .software = true };
+	strcpy(s->paths[0].name, HWOFF_SOFTWARE);
+	s->path_count = 1;
+	for (size_t i = 0; run->af_alg && i < d->count; i++) {
+		const struct hwoff_impl *impl = &d->impls[i];
+		struct cal_path *path = &s->paths[s->path_count];
+
+		if (strcmp(impl->name, s->alg->kernel_name) != 0 || !candidate(d, impl))
+			continue;
+		if (s->path_count == CAL_PATHS_MAX) {
+			hwoff_appendf(run->notes, sizeof(run->notes),
+				      "left out %s for %s: more than %d paths\n", impl->driver,
+				      s->alg->name, CAL_PATHS_MAX);
+			continue;
+		}
+		*path = (struct cal_path){ .class = impl->class };
+		snprintf(path->name, sizeof(path->name), "%s", impl->driver);
+		if (check_path(s, path, in, err, sizeof(err))) {
+			hwoff_appendf(run->notes, sizeof(run->notes), "left out %s for %s %s: %s\n",
+				      impl->driver, s->alg->name,
+				      hwoff_direction_name(s->direction), err);
+			continue;
+		}
+		s->path_count++;
+	}
+}
+
+/* One subject per algorithm of cfg->algs and direction it takes, in the table's order. */
+static int make_subjects(struct cal_run *run, const struct cal_config *cfg)
+{
+	run->subjects = calloc(hwoff_alg_count * 2, sizeof(*run->subjects));
+	if (!run->subjects)
+		return -1;
+	for (size_t a = 0; a < hwoff_alg_count; a++) {
+		const struct hwoff_alg *alg = &hwoff_algs[a];
+
+		if (cfg->algs && !cfg->algs[a])
+			continue;
+		for (int dir = 0; dir < HWOFF_DIRECTION_COUNT; dir++) {
+			if (hwoff_alg_is_digest(alg) != (dir == HWOFF_DIGEST))
+				continue;
+			run->subjects[run->subject_count++] =
+				(struct cal_subject){ .alg = alg, .direction = dir };
+		}
+	}
+	return 0;
+}
+
+/* The kernel's CPU drivers are never candidates (see candidate()); say which were left out. */
+static void note_cpu_drivers(struct cal_run *run)
+{
+	const struct hwoff_discovery *d = &run->discovery;
+
+	for (size_t i = 0; i < d->count; i++)
+		if (d->impls[i].class == HWOFF_IMPL_CPU)
+			hwoff_appendf(run->notes, sizeof(run->notes),
+				      "left out %s (%s): a CPU driver, software in process does "
+				      "the same without the system call\n",
+				      d->impls[i].driver, d->impls[i].name);
+}
+
+int cal_measure(struct cal_run *run, const struct cal_config *cfg, char *err, size_t err_len)
+{
+	struct measure m = { .cfg = cfg, .run = run };
+	struct hwoff_probe probe = { 0 };
+	int ret = -1;
+
+	memset(run, 0, sizeof(*run));
+	if (!cfg->grid_count || cfg->repeats < 1 || cfg->repeats > REPEATS_MAX) {
+		snprintf(err, err_len, "a grid of sizes and 1 to %d repeats are needed",
+			 REPEATS_MAX);
+		return -1;
+	}
+	m.buf_len = cfg->grid[cfg->grid_count - 1];
+	if (m.buf_len < CHECK_BYTES)
+		m.buf_len = CHECK_BYTES;
+	m.in = malloc(m.buf_len);
+	m.out = malloc(m.buf_len);
+	if (!m.in || !m.out || make_subjects(run, cfg) || RAND_bytes(m.in, (int)m.buf_len) != 1) {
+		snprintf(err, err_len, "out of memory");
+		goto out;
+	}
+	run->af_alg = hwoff_probe_afalg(&probe) == 0;
+	snprintf(run->af_alg_reason, sizeof(run->af_alg_reason), "%s", probe.reason);
+	if (hwoff_discover(&run->discovery, err, err_len)) {
+		/* Without /proc/crypto there is nothing to offload to: software only. */
+		hwoff_appendf(run->notes, sizeof(run->notes), "discovery failed: %s\n", err);
+		run->af_alg = false;
+	}
+	if (!run->af_alg)
+		hwoff_appendf(run->notes, sizeof(run->notes), "software only: AF_ALG: %s\n",
+			      run->af_alg_reason[0] ? run->af_alg_reason : "not used");
+	else
+		note_cpu_drivers(run);
+	for (size_t i = 0; i < run->subject_count; i++) {
+		m.s = &run->subjects[i];
+		m.index = i;
+		add_paths(run, m.s, m.in);
+		for (unsigned int p = 0; p < m.s->path_count; p++) {
+			if (runner_open(&m.runners[p], m.s, &m.s->paths[p], err, err_len) == 0)
+				continue;
+			if (p == 0)
+				goto out;
+			fail_path(&m, p, err);
+		}
+		measure_subject(&m);
+		for (unsigned int p = 0; p < m.s->path_count; p++)
+			runner_close(&m.runners[p]);
+	}
+	ret = 0;
+out:
+	for (unsigned int p = 0; p < CAL_PATHS_MAX; p++)
+		runner_close(&m.runners[p]);
+	free(m.in);
+	free(m.out);
+	return ret;
+}
+
+void cal_run_free(struct cal_run *run)
+{
+	free(run->subjects);
+	run->subjects = NULL;
+	run->subject_count = 0;
+}
+
+struct hwoff_table *cal_table(const struct cal_run *run, const bool *objectives, char *warnings,
+			      size_t warnings_len, size_t *left_out)
+{
+	struct hwoff_table *t = hwoff_table_new();
+	char why[256];
+
+	*left_out = 0;
+	if (!t)
+		return NULL;
+	for (size_t i = 0; i < run->subject_count; i++) {
+		const struct cal_subject *s = &run->subjects[i];
+
+		for (int o = 0; o < HWOFF_OBJECTIVE_COUNT; o++) {
+			struct hwoff_range_spec specs[HWOFF_RANGES_MAX];
+			const struct cal_ranges *r = &s->ranges[o];
+
+			if (!objectives[o])
+				continue;
+			for (unsigned int k = 0; k < r->count; k++)
+				specs[k] = (struct hwoff_range_spec){
+					.start = r->r[k].start, .path = s->paths[r->r[k].path].name
+				};
+			/* The table's limits (HWOFF_PATHS_MAX) cost this entry, not the others. */
+			if (hwoff_table_set(t, s->alg, s->alg->key_bytes * 8, s->direction, o,
+					    specs, r->count, why, sizeof(why))) {
+				hwoff_appendf(warnings, warnings_len,
+					      "%s %s %s left to software: %s\n", s->alg->name,
+					      hwoff_direction_name(s->direction),
+					      hwoff_objective_name(o), why);
+				(*left_out)++;
+			}
+		}
+	}
+	hwoff_fingerprint_machine(&t->fingerprint, t, &run->discovery);
+	return t;
+}

@@ -1,0 +1,541 @@
+/*
+ * calibrate.c - hwoffload-calibrate: learn the path table of this machine.
+ *
+ * Measures every algorithm, key size and direction of backend/algs.c on software and on each
+ * usable off-CPU kernel driver (calibrate-measure.c), derives the size ranges for both
+ * objectives (calibrate-derive.c) and writes, into --out DIR:
+ *   path-table        the table, in backend/TABLE.md's format, with this machine's fingerprint
+ *   measurements.csv  every sample
+ *   plot.gp, ALG.png  throughput over size per algorithm, one line per path and direction,
+ *                     the throughput table's crossovers marked (PNGs when gnuplot runs here)
+ * and sets the bundled engine's auto driver thresholds in sysfs to the PIO/DMA crossovers.
+ */
+#define _GNU_SOURCE /* asprintf */
+#include <errno.h>
+#include <getopt.h>
+#include <glob.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend/text.h"
+#include "bench/calibrate.h"
+#include "config.h"
+
+#define GRID_MAX 32
+#define TIE	 0.05 /* figures within 5 % are a tie (see cal_tied()) */
+#define UNSTABLE 0.2 /* a median spread of repeats above this: a busy machine */
+
+/* --quick: fewer sizes (powers of 16), repeats and shorter samples; still every algorithm. */
+static const size_t quick_grid[] = { 16, 256, 4096, 65536, 1048576 };
+/* The full run: powers of 4 from 16 B to 1 MiB. */
+static const size_t full_grid[] = { 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576 };
+
+struct options {
+	const char *out;
+	bool quick;
+	bool objectives[HWOFF_OBJECTIVE_COUNT];
+	bool algs[64];
+	bool some_algs;
+	size_t grid[GRID_MAX];
+	size_t grid_count;
+	unsigned int repeats;
+	double seconds;
+	bool set_thresholds;
+};
+
+static void usage(FILE *out)
+{
+	fprintf(out,
+		"usage: hwoffload-calibrate [--out DIR] [--quick | --full] [--objective OBJ]\n"
+		"                           [--algorithms LIST] [--sizes LIST] [--repeats N]\n"
+		"                           [--seconds S] [--no-thresholds]\n"
+		"Measures software (OpenSSL's default provider) and every off-CPU kernel driver\n"
+		"for each algorithm, key size and direction over request sizes, and writes the\n"
+		"path table, measurements.csv and plots into DIR (default: calibration).\n"
+		"  --quick            sizes 16 B to 1 MiB by powers of 16, 3 repeats of 4 ms\n"
+		"  --full             (default) powers of 4, 7 repeats of 30 ms\n"
+		"  --objective OBJ    throughput, cpu or both (default) entries in the table\n"
+		"  --algorithms LIST  comma-separated OpenSSL names (default: all)\n"
+		"  --sizes LIST       comma-separated grid sizes in bytes, multiples of %d,\n"
+		"                     up to %lu\n"
+		"  --repeats N        samples per path and size (1 to 63)\n"
+		"  --seconds S        the time one sample aims at (0.0001 to 10)\n"
+		"  --no-thresholds    leave the engine's auto driver thresholds in sysfs alone\n",
+		CAL_STEP, CAL_SIZE_MAX);
+}
+
+static int bad_option(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+static int bad_option(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("hwoffload-calibrate: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs(" (see --help)\n", stderr);
+	return -1;
+}
+
+/* A whole number in [min, max] with nothing after it. */
+static int parse_number(const char *text, const char *what, unsigned long min, unsigned long max,
+			unsigned long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtoul(text, &end, 10);
+	if (errno || end == text || *end || text[0] == '-' || *out < min || *out > max)
+		return bad_option("%s '%s' is not a whole number from %lu to %lu", what, text, min,
+				  max);
+	return 0;
+}
+
+static int parse_sizes(struct options *o, char *list)
+{
+	char *save = NULL;
+
+	o->grid_count = 0;
+	for (char *item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		unsigned long size;
+
+		if (o->grid_count == GRID_MAX)
+			return bad_option("more than %d sizes", GRID_MAX);
+		if (parse_number(item, "size", CAL_STEP, CAL_SIZE_MAX, &size))
+			return -1;
+		if (size % CAL_STEP)
+			return bad_option("size %lu is not a multiple of %d bytes", size, CAL_STEP);
+		if (o->grid_count && size <= o->grid[o->grid_count - 1])
+			return bad_option("sizes must increase: %lu after %zu", size,
+					  o->grid[o->grid_count - 1]);
+		o->grid[o->grid_count++] = size;
+	}
+	if (!o->grid_count)
+		return bad_option("--sizes needs at least one size");
+	return 0;
+}
+
+static int parse_algorithms(struct options *o, char *list)
+{
+	char *save = NULL;
+
+	for (char *item = strtok_r(list, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
+		const struct hwoff_alg *alg = hwoff_alg_by_name(item);
+
+		if (!alg)
+			return bad_option("unknown algorithm '%s'", item);
+		o->algs[hwoff_alg_index(alg)] = true;
+	}
+	o->some_algs = true;
+	for (size_t a = 0; a < hwoff_alg_count; a++)
+		if (o->algs[a])
+			return 0;
+	return bad_option("--algorithms needs at least one algorithm");
+}
+
+static int parse_options(struct options *o, int argc, char **argv)
+{
+	static const struct option options[] = {
+		{ "out", required_argument, NULL, 'o' },
+		{ "quick", no_argument, NULL, 'q' },
+		{ "full", no_argument, NULL, 'f' },
+		{ "objective", required_argument, NULL, 'O' },
+		{ "algorithms", required_argument, NULL, 'a' },
+		{ "sizes", required_argument, NULL, 's' },
+		{ "repeats", required_argument, NULL, 'r' },
+		{ "seconds", required_argument, NULL, 't' },
+		{ "no-thresholds", no_argument, NULL, 'n' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	bool sizes_given = false;
+	unsigned long number;
+	char *end;
+	int opt;
+
+	*o = (struct options){ .out = "calibration", .set_thresholds = true };
+	o->objectives[HWOFF_THROUGHPUT] = o->objectives[HWOFF_CPU] = true;
+	if (hwoff_alg_count > sizeof(o->algs) / sizeof(o->algs[0]))
+		return bad_option("internal: more algorithms than --algorithms can hold");
+	opterr = 0; /* its messages are replaced by ours */
+	while ((opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {
+		switch (opt) {
+		case 'o':
+			o->out = optarg;
+			break;
+		case 'q':
+		case 'f':
+			o->quick = opt == 'q';
+			break;
+		case 'O':
+			if (strcmp(optarg, "both") && strcmp(optarg, "throughput") &&
+			    strcmp(optarg, "cpu"))
+				return bad_option("--objective '%s': throughput, cpu or both",
+						  optarg);
+			o->objectives[HWOFF_THROUGHPUT] = strcmp(optarg, "cpu") != 0;
+			o->objectives[HWOFF_CPU] = strcmp(optarg, "throughput") != 0;
+			break;
+		case 'a':
+			if (parse_algorithms(o, optarg))
+				return -1;
+			break;
+		case 's':
+			if (parse_sizes(o, optarg))
+				return -1;
+			sizes_given = true;
+			break;
+		case 'r':
+			if (parse_number(optarg, "--repeats", 1, 63, &number))
+				return -1;
+			o->repeats = (unsigned int)number;
+			break;
+		case 't':
+			errno = 0;
+			o->seconds = strtod(optarg, &end);
+			if (errno || end == optarg || *end || !(o->seconds >= 0.0001) ||
+			    o->seconds > 10)
+				return bad_option(
+					"--seconds '%s' is not a number from 0.0001 to 10", optarg);
+			break;
+		case 'n':
+			o->set_thresholds = false;
+			break;
+		case 'h':
+			usage(stdout);
+			exit(0);
+		case ':':
+			return bad_option("%s needs a value", argv[optind - 1]);
+		default:
+			return bad_option("unknown option '%s'", argv[optind - 1]);
+		}
+	}
+	if (optind < argc)
+		return bad_option("unexpected argument '%s'", argv[optind]);
+	if (!sizes_given) {
+		const size_t *grid = o->quick ? quick_grid : full_grid;
+
+		o->grid_count = o->quick ? sizeof(quick_grid) / sizeof(quick_grid[0])
+					 : sizeof(full_grid) / sizeof(full_grid[0]);
+		memcpy(o->grid, grid, o->grid_count * sizeof(grid[0]));
+	}
+	if (!o->repeats)
+		o->repeats = o->quick ? 3 : 7;
+	if (!o->seconds)
+		o->seconds = o->quick ? 0.004 : 0.03;
+	return 0;
+}
+
+/* On a terminal: one line that keeps being rewritten. */
+static void progress(void *arg, size_t subject, size_t subject_count, const struct cal_subject *s,
+		     size_t size)
+{
+	fprintf(stderr, "\r\033[K[%zu/%zu] %s %s, %zu bytes, %u paths", subject + 1, subject_count,
+		s->alg->name, hwoff_direction_name(s->direction), size, s->path_count);
+}
+
+/* "DIR/name", or exit: nothing is worth doing without the output folder. */
+static char *out_path(const char *dir, const char *name)
+{
+	char *path;
+
+	if (asprintf(&path, "%s/%s", dir, name) < 0) {
+		fprintf(stderr, "hwoffload-calibrate: out of memory\n");
+		exit(1);
+	}
+	return path;
+}
+
+static FILE *open_out(const char *dir, const char *name)
+{
+	char *path = out_path(dir, name);
+	FILE *f = fopen(path, "w");
+
+	if (!f) {
+		fprintf(stderr, "hwoffload-calibrate: %s: %s\n", path, strerror(errno));
+		exit(1);
+	}
+	free(path);
+	return f;
+}
+
+static int close_out(FILE *f, const char *dir, const char *name)
+{
+	if (fclose(f) == 0)
+		return 0;
+	fprintf(stderr, "hwoffload-calibrate: writing %s/%s: %s\n", dir, name, strerror(errno));
+	return -1;
+}
+
+/* ---- the engine's auto driver thresholds ---------------------------------------------------- */
+
+/* The sysfs name of a kernel algorithm's threshold: the mode of "cbc(aes)", all of "sha256". */
+static void threshold_name(const struct hwoff_alg *alg, char *buf, size_t size)
+{
+	snprintf(buf, size, "threshold_%.*s", (int)strcspn(alg->kernel_name, "("),
+		 alg->kernel_name);
+}
+
+static int cmp_uint(const void *a, const void *b)
+{
+	unsigned int x = *(const unsigned int *)a, y = *(const unsigned int *)b;
+
+	return (x > y) - (x < y);
+}
+
+/*
+ * For each kernel algorithm with the engine's PIO and DMA drivers, the median of its rows' and
+ * directions' PIO/DMA crossovers (one threshold serves AES-128, -192 and -256, both ways),
+ * written to sysfs when set is true. Appends what it did to report.
+ */
+static void set_thresholds(const struct cal_run *run, bool set, char *report, size_t report_len)
+{
+	for (size_t i = 0; i < run->subject_count; i++) {
+		const char *kernel_name = run->subjects[i].alg->kernel_name;
+		unsigned int values[CAL_POINTS_MAX], count = 0, value;
+		char name[64], pattern[128], old[32] = "?";
+		bool first = true;
+		glob_t g;
+		FILE *f;
+
+		for (size_t j = 0; j < run->subject_count; j++) {
+			if (strcmp(run->subjects[j].alg->kernel_name, kernel_name) != 0)
+				continue;
+			first &= j >= i;
+			if (cal_engine_threshold(&run->subjects[j], &value))
+				values[count++] = value;
+		}
+		if (!first || !count)
+			continue;
+		qsort(values, count, sizeof(values[0]), cmp_uint);
+		value = values[count / 2];
+		threshold_name(run->subjects[i].alg, name, sizeof(name));
+		snprintf(pattern, sizeof(pattern), "/sys/bus/pci/devices/*/hwoffload/%s", name);
+		if (!set || glob(pattern, 0, NULL, &g) || g.gl_pathc != 1) {
+			hwoff_appendf(report, report_len, "%s: PIO/DMA crossover %u bytes: %s\n",
+				      name, value,
+				      set ? "no single engine device has it in sysfs, not set"
+					  : "not set (--no-thresholds)");
+			if (set)
+				globfree(&g);
+			continue;
+		}
+		f = fopen(g.gl_pathv[0], "r+");
+		if (!f || !fgets(old, sizeof(old), f) || fseek(f, 0, SEEK_SET) ||
+		    fprintf(f, "%u\n", value) < 0 || fclose(f)) {
+			hwoff_appendf(report, report_len, "%s: cannot write %u: %s\n",
+				      g.gl_pathv[0], value, strerror(errno));
+		} else {
+			old[strcspn(old, "\n")] = '\0';
+			hwoff_appendf(report, report_len,
+				      "%s: %s -> %u (PIO/DMA throughput crossover, median of %u)\n",
+				      g.gl_pathv[0], old, value, count);
+		}
+		globfree(&g);
+	}
+}
+
+/*
+ * How far the repeats disagreed, over every figure of throughput: the median interquartile
+ * range over the median. On a busy host (other guests on its cores) the engine's round trip
+ * swings from 0.3 to 8 ms between repeats, and no table holds; say so.
+ */
+static void report_stability(const struct cal_run *run, char *report, size_t report_len)
+{
+	size_t count = 0;
+	double *spreads =
+		malloc(run->subject_count * CAL_POINTS_MAX * CAL_PATHS_MAX * sizeof(*spreads));
+
+	for (size_t i = 0; spreads && i < run->subject_count; i++) {
+		const struct cal_subject *s = &run->subjects[i];
+
+		for (size_t k = 0; k < s->point_count; k++)
+			for (unsigned int p = 0; p < s->path_count; p++)
+				if (s->points[k].bytes_per_s[p] > 0)
+					spreads[count++] = s->points[k].bytes_per_s_spread[p];
+	}
+	if (count) {
+		double spread = cal_median(spreads, count, NULL);
+
+		hwoff_appendf(
+			report, report_len,
+			"stability: repeats spread by %.0f %% (median interquartile range)%s\n",
+			spread * 100,
+			spread > UNSTABLE ? ": the machine was busy, calibrate again when it "
+					    "is quiet"
+					  : "");
+	}
+	free(spreads);
+}
+
+/* ---- the plots ------------------------------------------------------------------------------ */
+
+/* Vertical lines at the throughput table's crossovers of s, labelled with the new path. */
+static void plot_crossovers(FILE *gp, const struct cal_subject *s)
+{
+	const struct cal_ranges *r = &s->ranges[HWOFF_THROUGHPUT];
+
+	for (unsigned int k = 1; k < r->count; k++)
+		fprintf(gp,
+			"set arrow from %zu, graph 0 to %zu, graph 1 nohead dt 2 lc rgb 'gray40'\n"
+			"set label '%s: %s from %zu' at %zu, graph %.2f rotate by 90 offset -0.8,0 "
+			"right font ',8'\n",
+			r->r[k].start, r->r[k].start, hwoff_direction_name(s->direction),
+			s->paths[r->r[k].path].name, r->r[k].start, r->r[k].start,
+			s->direction == HWOFF_DECRYPT ? 0.5 : 0.98);
+}
+
+/* One plot per algorithm in gnuplot's own language, the data inline. */
+static void write_plot_script(FILE *gp, const struct cal_run *run)
+{
+	fprintf(gp, "set terminal pngcairo size 1000,600\nset logscale x 2\nset logscale y\n"
+		    "set xtics 16, 4\nset format x '%%.0b%%B'\nset xlabel 'request size (bytes)'\n"
+		    "set ylabel 'MB/s (wall time)'\nset key outside right\nset grid\n");
+	for (size_t i = 0; i < run->subject_count;) {
+		const struct hwoff_alg *alg = run->subjects[i].alg;
+		size_t end = i;
+		const char *sep = "plot ";
+
+		while (end < run->subject_count && run->subjects[end].alg == alg)
+			end++;
+		fprintf(gp, "\nunset label\nunset arrow\nset output '%s.png'\nset title '%s'\n",
+			alg->name, alg->name);
+		for (size_t j = i; j < end; j++)
+			plot_crossovers(gp, &run->subjects[j]);
+		for (size_t j = i; j < end; j++) {
+			for (unsigned int p = 0; p < run->subjects[j].path_count; p++) {
+				/* A path keeps its colour; decryption is dashed. */
+				fprintf(gp,
+					"%s'-' using 1:2 with linespoints "
+					"lc %u dt %d title '%s %s'",
+					sep, p + 1,
+					run->subjects[j].direction == HWOFF_DECRYPT ? 2 : 1,
+					run->subjects[j].paths[p].name,
+					hwoff_direction_name(run->subjects[j].direction));
+				sep = ", ";
+			}
+		}
+		fputc('\n', gp);
+		for (size_t j = i; j < end; j++) {
+			const struct cal_subject *s = &run->subjects[j];
+
+			for (unsigned int p = 0; p < s->path_count; p++) {
+				for (size_t k = 0; k < s->point_count; k++)
+					if (s->points[k].bytes_per_s[p] > 0)
+						fprintf(gp, "%zu %.4f\n", s->points[k].size,
+							s->points[k].bytes_per_s[p] / 1e6);
+				fputs("e\n", gp);
+			}
+		}
+		i = end;
+	}
+}
+
+/* Render with gnuplot when this machine has it (bench/calibrate renders on the host if not). */
+static void render_plots(const char *dir, char *report, size_t report_len)
+{
+	char *command;
+	int status;
+
+	if (system("command -v gnuplot >/dev/null 2>&1") != 0) {
+		hwoff_appendf(report, report_len,
+			      "plots: no gnuplot here: run gnuplot on %s/plot.gp\n", dir);
+		return;
+	}
+	if (asprintf(&command, "cd '%s' && gnuplot plot.gp", dir) < 0)
+		return;
+	status = system(command);
+	free(command);
+	hwoff_appendf(report, report_len, "plots: %s/ALGORITHM.png%s\n", dir,
+		      status ? " (gnuplot failed)" : "");
+}
+
+/* ---- main ----------------------------------------------------------------------------------- */
+
+static void describe(char *buf, size_t size, const struct options *o, const char *thresholds)
+{
+	char date[32];
+	time_t t = time(NULL);
+
+	strftime(date, sizeof(date), "%Y-%m-%d %H:%M", localtime(&t));
+	snprintf(buf, size,
+		 "Calibrated by hwoffload-calibrate %s on %s (%s): %u runs of %g s per size "
+		 "and path, grid",
+		 PACKAGE_VERSION, date, o->quick ? "quick" : "full", o->repeats, o->seconds);
+	for (size_t g = 0; g < o->grid_count; g++)
+		hwoff_appendf(buf, size, " %zu", o->grid[g]);
+	hwoff_appendf(buf, size,
+		      " bytes, crossovers bisected, ties: within %.0f %% or overlapping.\n%s",
+		      TIE * 100, thresholds);
+}
+
+int main(int argc, char **argv)
+{
+	static struct cal_run run;
+	static char report[8192];
+	char comment[2048], err[512];
+	struct options o;
+	struct cal_config cfg;
+	struct hwoff_table *t;
+	size_t left_out;
+	FILE *csv, *f;
+	int ret = 0;
+
+	if (parse_options(&o, argc, argv))
+		return 2;
+	if (mkdir(o.out, 0755) && errno != EEXIST) {
+		fprintf(stderr, "hwoffload-calibrate: %s: %s\n", o.out, strerror(errno));
+		return 1;
+	}
+	csv = open_out(o.out, "measurements.csv");
+	fputs(CAL_CSV_HEADER, csv);
+	cfg = (struct cal_config){
+		.grid = o.grid,
+		.grid_count = o.grid_count,
+		.repeats = o.repeats,
+		.sample_seconds = o.seconds,
+		.resolve_ratio = o.quick ? 2 : 1.19,
+		.tie = TIE,
+		.algs = o.some_algs ? o.algs : NULL,
+		.csv = csv,
+		.progress = isatty(STDERR_FILENO) ? progress : NULL,
+	};
+	if (cal_measure(&run, &cfg, err, sizeof(err))) {
+		fprintf(stderr, "hwoffload-calibrate: %s\n", err);
+		return 1;
+	}
+	if (cfg.progress)
+		fputs("\r\033[K", stderr);
+	ret |= close_out(csv, o.out, "measurements.csv");
+
+	report_stability(&run, report, sizeof(report));
+	set_thresholds(&run, o.set_thresholds, report, sizeof(report));
+	describe(comment, sizeof(comment), &o, report);
+	t = cal_table(&run, o.objectives, report, sizeof(report), &left_out);
+	if (!t) {
+		fprintf(stderr, "hwoffload-calibrate: out of memory\n");
+		return 1;
+	}
+	ret |= left_out ? -1 : 0; /* an incomplete table is a failure, though written */
+	f = open_out(o.out, "path-table");
+	ret |= hwoff_table_write(t, f, comment) | close_out(f, o.out, "path-table");
+	hwoff_table_free(t);
+	f = open_out(o.out, "plot.gp");
+	write_plot_script(f, &run);
+	if (close_out(f, o.out, "plot.gp") == 0)
+		render_plots(o.out, report, sizeof(report));
+	else
+		ret = -1;
+
+	fputs(run.notes, stdout);
+	fputs(report, stdout);
+	printf("table: %s/path-table\nmeasurements: %s/measurements.csv\n", o.out, o.out);
+	cal_run_free(&run);
+	return ret ? 1 : 0;
+}

@@ -1,0 +1,172 @@
+/*
+ * calibrate.h - the calibration's core: measure every path of every algorithm, key size and
+ * direction over request sizes, and derive the path table's size ranges from the medians.
+ *
+ * hwoffload-calibrate (calibrate.c) is options and output files around it; the guest suite calls
+ * it on a small grid and checks its decisions against its own measurements, and the host unit
+ * test feeds the derivation synthetic curves. Split in two: calibrate-derive.c (pure arithmetic
+ * on medians) and calibrate-measure.c (EVP, AF_ALG, clocks).
+ */
+#ifndef HWOFF_BENCH_CALIBRATE_H
+#define HWOFF_BENCH_CALIBRATE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdio.h>
+
+#include "backend/algs.h"
+#include "backend/discover.h"
+#include "backend/table.h"
+
+#define CAL_PATHS_MAX  8 /* software and the kernel candidates of one algorithm */
+#define CAL_POINTS_MAX 64 /* measured sizes per (algorithm, direction) */
+#define CAL_SIZE_MAX   (16UL << 20) /* the largest request size --sizes takes */
+/*
+ * Range starts and bisection midpoints are multiples of this: ECB and CBC take whole 16-byte
+ * blocks, and a finer cut-off than a block would be noise anyway.
+ */
+#define CAL_STEP 16
+
+/* One candidate path of an algorithm. */
+struct cal_path {
+	char name[HWOFF_NAME_MAX]; /* HWOFF_SOFTWARE or the kernel driver */
+	bool software;
+	enum hwoff_impl_class class; /* of the kernel driver; unused for software */
+	bool failed; /* failed its check or a request: no longer a candidate */
+	char failure[HWOFF_NAME_MAX + 256];
+};
+
+/* The medians of the repeats at one size; 0 bytes/s for a path not measured there. */
+struct cal_point {
+	size_t size;
+	double bytes_per_s[CAL_PATHS_MAX]; /* wall time */
+	double cpu_ns_per_byte[CAL_PATHS_MAX]; /* the calling process's user + system time */
+	/* How far the repeats spread: the interquartile range over the median (0: not known). */
+	double bytes_per_s_spread[CAL_PATHS_MAX];
+	double cpu_spread[CAL_PATHS_MAX];
+};
+
+/* A range of the path table before the path is named: sizes from start go to paths[path]. */
+struct cal_range {
+	size_t start;
+	unsigned int path;
+};
+
+/* The ranges of one objective. */
+struct cal_ranges {
+	unsigned int count;
+	struct cal_range r[HWOFF_RANGES_MAX];
+};
+
+/* One (algorithm, direction): its paths, what was measured and what was derived. */
+struct cal_subject {
+	const struct hwoff_alg *alg;
+	enum hwoff_direction direction;
+	unsigned int path_count;
+	struct cal_path paths[CAL_PATHS_MAX]; /* paths[0] is software */
+	size_t point_count;
+	struct cal_point points[CAL_POINTS_MAX]; /* by increasing size */
+	struct cal_ranges ranges[HWOFF_OBJECTIVE_COUNT];
+};
+
+/* Paths as a bit set (bit i = paths[i]): which of them a derivation may choose. */
+typedef unsigned int cal_mask;
+
+/* ---- derivation (calibrate-derive.c) ---------------------------------------------------- */
+
+/*
+ * The median of v[0..n) (n > 0; sorts v); spread (may be NULL) gets the interquartile range
+ * over the median: how far repeats of one figure disagree.
+ */
+double cal_median(double *v, size_t n, double *spread);
+
+/*
+ * Whether path p at pt is as good as path best by the objective's metric: within tie (a
+ * fraction, 0.05 = 5 %) of it, or their interquartile ranges overlap (the measurement cannot
+ * tell them apart), or better.
+ */
+bool cal_tied(const struct cal_point *pt, enum hwoff_objective objective, unsigned int p,
+	      unsigned int best, double tie);
+
+/*
+ * The winner at one point among the usable paths of mask: the best by the objective's metric
+ * (throughput: most bytes/s; cpu: fewest CPU ns per byte); among those tied with it
+ * (cal_tied()), previous if it is one (so that noise does not flip the choice back and forth
+ * between sizes), else the best by the other metric. -1 when mask has no path measured here.
+ */
+int cal_winner(const struct cal_point *pt, cal_mask mask, enum hwoff_objective objective,
+	       double tie, int previous);
+
+/*
+ * Ranges from the winners at points[0..count): a range starts at 0 with the first point's
+ * winner, and where the winner changes between two points the new one starts at their geometric
+ * mean (rounded down to CAL_STEP, above the smaller point). Adjacent equal ranges are merged;
+ * past HWOFF_RANGES_MAX, the range holding the fewest points goes to its neighbour until they
+ * fit. Returns the number of ranges (0 when no path of mask was measured).
+ */
+unsigned int cal_derive(const struct cal_point *points, size_t count, cal_mask mask,
+			enum hwoff_objective objective, double tie, struct cal_ranges *out);
+
+/* The usable paths of s (software and kernel drivers that did not fail). */
+cal_mask cal_usable(const struct cal_subject *s);
+
+/*
+ * The bundled engine's auto driver threshold for s: the largest size it should send by PIO
+ * (the kernel sends len <= threshold by PIO), from the PIO/DMA throughput figures alone: the
+ * split that loses the least throughput over the measured sizes. UINT_MAX when PIO is best
+ * throughout, 0 when DMA is. Returns false when s lacks a usable PIO or DMA driver.
+ */
+bool cal_engine_threshold(const struct cal_subject *s, unsigned int *threshold);
+
+/* ---- measurement (calibrate-measure.c) -------------------------------------------------- */
+
+struct cal_config {
+	const size_t *grid; /* the coarse sizes, increasing, multiples of CAL_STEP */
+	size_t grid_count;
+	unsigned int repeats; /* samples per path and size; the median counts */
+	double sample_seconds; /* the time one sample aims at (at least one request) */
+	double resolve_ratio; /* bisect a crossover until its sizes are within this ratio */
+	double tie; /* see cal_winner() */
+	const bool *algs; /* hwoff_alg_count flags: which algorithms; NULL for all */
+	FILE *csv; /* every sample as a CSV row (header included); may be NULL */
+	/* Called before each size is measured; may be NULL. */
+	void (*progress)(void *arg, size_t subject, size_t subject_count,
+			 const struct cal_subject *s, size_t size);
+	void *progress_arg;
+};
+
+/* What a calibration found and measured. */
+struct cal_run {
+	struct hwoff_discovery discovery;
+	bool af_alg; /* AF_ALG usable; else software only */
+	char af_alg_reason[512];
+	size_t subject_count;
+	struct cal_subject *subjects;
+	/* Paths left out or dropped, one line each, for the user. */
+	char notes[8192];
+};
+
+/* The CSV header cal_measure() writes first. */
+#define CAL_CSV_HEADER                                                                             \
+	"algorithm,key_bits,direction,path,size,repeat,requests,bytes,wall_ns,cpu_ns,bytes_per_s," \
+	"cpu_ns_per_byte,phase\n"
+
+/*
+ * Discover the paths and measure every algorithm (of cfg->algs), key size and direction: the
+ * grid, then bisection of each crossover of either objective (and of the PIO/DMA crossover),
+ * then the ranges of both objectives. Returns 0, or -1 with err filled (nothing could be
+ * measured); a kernel path that fails is dropped with a note, not an error.
+ */
+int cal_measure(struct cal_run *run, const struct cal_config *cfg, char *err, size_t err_len);
+void cal_run_free(struct cal_run *run);
+
+/*
+ * The path table of run's ranges for the objectives in objectives[] (HWOFF_OBJECTIVE_COUNT
+ * flags), with this machine's fingerprint. An entry the table refuses (more different paths
+ * than HWOFF_PATHS_MAX) stays in software: counted in *left_out, a line in warnings. NULL when
+ * out of memory.
+ */
+struct hwoff_table *cal_table(const struct cal_run *run, const bool *objectives, char *warnings,
+			      size_t warnings_len, size_t *left_out);
+
+#endif

@@ -1,0 +1,271 @@
+// SPDX-License-Identifier: GPL-2.0
+/*
+ * The calibration's core (bench/calibrate.h) in the guest, on a small grid with short samples:
+ * the table it writes loads without a warning from the loader's checks (fingerprint, drivers),
+ * covers every algorithm, key size, direction and objective, and its decisions (hwoff_decide())
+ * pick at every measured size the best path measured there or one tied with it (cal_tied()). The
+ * paths are those discovery offers (the engine's PIO and DMA drivers when loaded; no CPU driver, no
+ * auto driver beside them), and the CSV has every sample.
+ */
+#define _GNU_SOURCE /* open_memstream */
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/calibrate.h"
+#include "test/testutil.h"
+
+#define TIE	 0.05
+#define REPEATS	 3
+#define WARN_MAX 4096
+
+static const size_t grid[] = { 16, 1024, 65536 };
+static struct cal_run run;
+static char *csv_text;
+static size_t csv_len;
+
+/* One calibration for all cases (Check forks each case after this). */
+static void calibrate_once(void)
+{
+	FILE *csv = open_memstream(&csv_text, &csv_len);
+	struct cal_config cfg = {
+		.grid = grid,
+		.grid_count = sizeof(grid) / sizeof(grid[0]),
+		.repeats = REPEATS,
+		.sample_seconds = 0.002,
+		.resolve_ratio = 8,
+		.tie = TIE,
+		.csv = csv,
+	};
+	char err[512];
+
+	ck_assert_ptr_nonnull(csv);
+	fputs(CAL_CSV_HEADER, csv);
+	ck_assert_msg(cal_measure(&run, &cfg, err, sizeof(err)) == 0, "%s", err);
+	fclose(csv);
+	printf("calibrated %zu subjects; notes:\n%s", run.subject_count, run.notes);
+	for (size_t i = 0; i < run.subject_count; i++) {
+		printf("%s %s:", run.subjects[i].alg->name,
+		       hwoff_direction_name(run.subjects[i].direction));
+		for (unsigned int p = 0; p < run.subjects[i].path_count; p++)
+			printf(" %s", run.subjects[i].paths[p].name);
+		putchar('\n');
+	}
+}
+
+static void free_run(void)
+{
+	cal_run_free(&run);
+	free(csv_text);
+}
+
+/* The table as the calibration writes it, and read back by the loader. */
+static struct hwoff_table *written_and_read(char **text)
+{
+	static const bool both[HWOFF_OBJECTIVE_COUNT] = { true, true };
+	struct hwoff_table *t, *back;
+	char err[512] = "";
+	size_t len, left_out;
+	FILE *mem;
+
+	t = cal_table(&run, both, err, sizeof(err), &left_out);
+	ck_assert_ptr_nonnull(t);
+	ck_assert_msg(left_out == 0, "%s", err);
+	mem = open_memstream(text, &len);
+	ck_assert_int_eq(hwoff_table_write(t, mem, "test"), 0);
+	fclose(mem);
+	hwoff_table_free(t);
+	mem = fmemopen(*text, len, "r");
+	back = hwoff_table_read(mem, "calibrated", err, sizeof(err));
+	fclose(mem);
+	ck_assert_msg(back != NULL, "%s\n%s", err, *text);
+	return back;
+}
+
+START_TEST(test_table_loads_without_warnings)
+{
+	struct hwoff_fingerprint machine;
+	char *text, warnings[WARN_MAX] = "";
+	struct hwoff_table *t = written_and_read(&text);
+
+	hwoff_fingerprint_machine(&machine, t, &run.discovery);
+	ck_assert_msg(hwoff_fingerprint_compare(&t->fingerprint, &machine, warnings,
+						sizeof(warnings)) == 0,
+		      "fingerprint: %s", warnings);
+	ck_assert_msg(hwoff_table_check_drivers(t, &run.discovery, warnings, sizeof(warnings)) == 0,
+		      "drivers: %s", warnings);
+	hwoff_table_free(t);
+	free(text);
+}
+END_TEST
+
+/* Exactly one line per algorithm, direction and objective. */
+START_TEST(test_table_covers_everything)
+{
+	char *text, prefix[128];
+	struct hwoff_table *t = written_and_read(&text);
+	size_t subjects = 0;
+
+	for (size_t a = 0; a < hwoff_alg_count; a++)
+		subjects += hwoff_alg_is_digest(&hwoff_algs[a]) ? 1 : 2;
+	ck_assert_uint_eq(run.subject_count, subjects);
+	for (size_t i = 0; i < run.subject_count; i++) {
+		const struct cal_subject *s = &run.subjects[i];
+
+		for (int o = 0; o < HWOFF_OBJECTIVE_COUNT; o++) {
+			const char *at;
+			int found = 0;
+
+			if (hwoff_alg_is_digest(s->alg))
+				snprintf(prefix, sizeof(prefix), "\n%s - digest %s ", s->alg->name,
+					 hwoff_objective_name(o));
+			else
+				snprintf(prefix, sizeof(prefix), "\n%s %u %s %s ", s->alg->name,
+					 s->alg->key_bytes * 8, hwoff_direction_name(s->direction),
+					 hwoff_objective_name(o));
+			for (at = strstr(text, prefix); at; at = strstr(at + 1, prefix))
+				found++;
+			ck_assert_msg(found == 1, "%d lines start with '%s' in:\n%s", found,
+				      prefix + 1, text);
+		}
+	}
+	hwoff_table_free(t);
+	free(text);
+}
+END_TEST
+
+START_TEST(test_ranges_ordered)
+{
+	for (size_t i = 0; i < run.subject_count; i++) {
+		const struct cal_subject *s = &run.subjects[i];
+
+		for (int o = 0; o < HWOFF_OBJECTIVE_COUNT; o++) {
+			const struct cal_ranges *r = &s->ranges[o];
+
+			ck_assert_uint_ge(r->count, 1);
+			ck_assert_uint_le(r->count, HWOFF_RANGES_MAX);
+			ck_assert_uint_eq(r->r[0].start, 0);
+			for (unsigned int k = 0; k < r->count; k++) {
+				ck_assert_uint_lt(r->r[k].path, s->path_count);
+				ck_assert(!s->paths[r->r[k].path].failed);
+				if (k)
+					ck_assert_uint_gt(r->r[k].start, r->r[k - 1].start);
+			}
+		}
+	}
+}
+END_TEST
+
+static int path_index(const struct cal_subject *s, const char *name)
+{
+	for (unsigned int p = 0; p < s->path_count; p++)
+		if (strcmp(s->paths[p].name, name) == 0)
+			return (int)p;
+	return -1;
+}
+
+/* At every measured size the table's path is the best measured there, or tied with it. */
+START_TEST(test_decisions_match_measurements)
+{
+	char *text;
+	struct hwoff_table *t = written_and_read(&text);
+
+	for (size_t i = 0; i < run.subject_count; i++) {
+		const struct cal_subject *s = &run.subjects[i];
+
+		for (size_t k = 0; k < s->point_count; k++) {
+			const struct cal_point *pt = &s->points[k];
+
+			for (int o = 0; o < HWOFF_OBJECTIVE_COUNT; o++) {
+				const double *m =
+					o == HWOFF_CPU ? pt->cpu_ns_per_byte : pt->bytes_per_s;
+				struct hwoff_choice c =
+					hwoff_decide(t, s->alg, s->alg->key_bytes * 8, s->direction,
+						     pt->size, o);
+				int chosen = path_index(s, c.path->name);
+				unsigned int best = 0;
+
+				ck_assert_msg(chosen >= 0 && pt->bytes_per_s[chosen] > 0,
+					      "%s: %s not measured", s->alg->name, c.path->name);
+				for (unsigned int p = 1; p < s->path_count; p++)
+					if (!s->paths[p].failed && pt->bytes_per_s[p] > 0 &&
+					    (o == HWOFF_CPU ? m[p] < m[best] : m[p] > m[best]))
+						best = p;
+				ck_assert_msg(cal_tied(pt, o, (unsigned int)chosen, best, TIE),
+					      "%s %s %zu bytes %s: %s has %g, %s %g", s->alg->name,
+					      hwoff_direction_name(s->direction), pt->size,
+					      hwoff_objective_name(o), c.path->name, m[chosen],
+					      s->paths[best].name, m[best]);
+			}
+		}
+	}
+	hwoff_table_free(t);
+	free(text);
+}
+END_TEST
+
+/* The candidates are what discovery offers off the CPU, the auto driver only as a last resort. */
+START_TEST(test_paths_from_discovery)
+{
+	const struct hwoff_discovery *d = &run.discovery;
+
+	ck_assert(run.af_alg);
+	for (size_t i = 0; i < run.subject_count; i++) {
+		const struct cal_subject *s = &run.subjects[i];
+		bool engine_split = false;
+
+		ck_assert(s->paths[0].software);
+		for (size_t j = 0; j < d->count; j++)
+			engine_split |= strcmp(d->impls[j].name, s->alg->kernel_name) == 0 &&
+					(d->impls[j].class == HWOFF_IMPL_ENGINE_PIO ||
+					 d->impls[j].class == HWOFF_IMPL_ENGINE_DMA);
+		for (size_t j = 0; j < d->count; j++) {
+			const struct hwoff_impl *impl = &d->impls[j];
+			bool wanted = impl->class != HWOFF_IMPL_CPU &&
+				      !(impl->class == HWOFF_IMPL_ENGINE_AUTO && engine_split);
+
+			if (strcmp(impl->name, s->alg->kernel_name) != 0)
+				continue;
+			ck_assert_msg((path_index(s, impl->driver) >= 0) == wanted,
+				      "%s: %s (%s) %s", s->alg->name, impl->driver,
+				      hwoff_impl_class_name(impl->class),
+				      wanted ? "missing" : "should not be a path");
+		}
+	}
+}
+END_TEST
+
+/* One CSV row per sample: REPEATS for each path at each size it was measured at. */
+START_TEST(test_csv_has_every_sample)
+{
+	size_t rows = 0, want = 0;
+
+	for (const char *p = strchr(csv_text, '\n'); p && p[1]; p = strchr(p + 1, '\n'))
+		rows++;
+	for (size_t i = 0; i < run.subject_count; i++)
+		for (size_t k = 0; k < run.subjects[i].point_count; k++)
+			for (unsigned int p = 0; p < run.subjects[i].path_count; p++)
+				want += run.subjects[i].points[k].bytes_per_s[p] > 0 ? REPEATS : 0;
+	ck_assert_uint_eq(rows, want);
+	ck_assert_ptr_nonnull(strstr(csv_text, ",16,0,"));
+	ck_assert_ptr_nonnull(strstr(csv_text, ",65536,2,"));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *suite = suite_create("calibrate");
+	TCase *tc = tcase_create("small grid");
+
+	tcase_add_unchecked_fixture(tc, calibrate_once, free_run);
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_table_loads_without_warnings);
+	tcase_add_test(tc, test_table_covers_everything);
+	tcase_add_test(tc, test_ranges_ordered);
+	tcase_add_test(tc, test_decisions_match_measurements);
+	tcase_add_test(tc, test_paths_from_discovery);
+	tcase_add_test(tc, test_csv_has_every_sample);
+	suite_add_tcase(suite, tc);
+	return test_run_suite(suite);
+}

@@ -1,0 +1,319 @@
+/*
+ * calibrate_test.c - the calibration's derivation (bench/calibrate-derive.c) on synthetic
+ * medians: known curves in, the expected ranges out; ties, one path, noise, too many
+ * crossovers, paths left out, and the engine's auto threshold.
+ */
+#include <check.h>
+#include <limits.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench/calibrate.h"
+#include "test/testutil.h"
+
+#define TIE 0.05
+
+enum { SW, PIO, DMA };
+
+static const size_t sizes7[] = { 16, 64, 256, 1024, 4096, 16384, 65536 };
+
+/* Points at sizes7 from per-path throughput (MB/s) and CPU (ns/byte) rows; 0 = not measured. */
+static void fill(struct cal_point *pts, unsigned int paths, const double thr[][7],
+		 const double cpu[][7])
+{
+	for (size_t i = 0; i < 7; i++) {
+		pts[i] = (struct cal_point){ .size = sizes7[i] };
+		for (unsigned int p = 0; p < paths; p++) {
+			pts[i].bytes_per_s[p] = thr[p][i] * 1e6;
+			pts[i].cpu_ns_per_byte[p] = cpu[p][i];
+		}
+	}
+}
+
+/* Derive from pts[0..n) and compare with want[0..count). */
+static void derive_eq(const struct cal_point *pts, size_t n, cal_mask mask,
+		      enum hwoff_objective objective, double tie, const struct cal_range *want,
+		      unsigned int count)
+{
+	struct cal_ranges got;
+
+	ck_assert_uint_eq(cal_derive(pts, n, mask, objective, tie, &got), count);
+	ck_assert_uint_eq(got.count, count);
+	for (unsigned int k = 0; k < count; k++) {
+		ck_assert_msg(got.r[k].start == want[k].start && got.r[k].path == want[k].path,
+			      "%s range %u: got %zu:%u, want %zu:%u",
+			      objective == HWOFF_CPU ? "cpu" : "throughput", k, got.r[k].start,
+			      got.r[k].path, want[k].start, want[k].path);
+	}
+}
+
+/* Software small, PIO in the middle, DMA large: crossovers at the geometric means. */
+START_TEST(test_known_curves)
+{
+	static const double thr[3][7] = {
+		{ 100, 100, 100, 100, 100, 100, 100 },
+		{ 10, 40, 90, 150, 190, 200, 200 },
+		{ 1, 4, 16, 60, 180, 700, 1500 },
+	};
+	static const double cpu[3][7] = {
+		{ 10, 10, 10, 10, 10, 10, 10 },
+		{ 50, 20, 12, 9, 8, 8, 8 },
+		{ 400, 100, 25, 15, 1.5, 0.4, 0.1 },
+	};
+	static const struct cal_range want_thr[] = { { 0, SW }, { 512, PIO }, { 8192, DMA } };
+	static const struct cal_range want_cpu[] = { { 0, SW }, { 512, PIO }, { 2048, DMA } };
+	struct cal_point pts[7];
+
+	fill(pts, 3, thr, cpu);
+	derive_eq(pts, 7, 7, HWOFF_THROUGHPUT, TIE, want_thr, 3);
+	derive_eq(pts, 7, 7, HWOFF_CPU, TIE, want_cpu, 3);
+}
+END_TEST
+
+/* Within the tie, the other metric decides: CPU for throughput, throughput for CPU. */
+START_TEST(test_ties)
+{
+	static const double thr[2][7] = {
+		{ 100, 100, 100, 100, 100, 100, 100 },
+		{ 98, 98, 98, 98, 98, 98, 130 },
+	};
+	static const double cpu[2][7] = {
+		{ 10, 10, 10, 10, 10, 10, 10 },
+		{ 5, 5, 5, 5, 5, 5, 10.2 },
+	};
+	static const struct cal_range want_thr[] = { { 0, 1 } };
+	static const struct cal_range want_cpu_no_tie[] = { { 0, 1 }, { 32768, SW } };
+	struct cal_point pts[7];
+
+	fill(pts, 2, thr, cpu);
+	/* Path 1 is 2 % slower but takes half the CPU: it wins throughput's tie throughout. */
+	derive_eq(pts, 7, 3, HWOFF_THROUGHPUT, TIE, want_thr, 1);
+	/* At 64 KiB the CPU costs tie (2 %), and path 1's throughput breaks it. */
+	derive_eq(pts, 7, 3, HWOFF_CPU, TIE, want_thr, 1);
+	/* Without the tie rule software would win at 64 KiB (10 < 10.2 ns/byte). */
+	derive_eq(pts, 7, 3, HWOFF_CPU, 0, want_cpu_no_tie, 2);
+}
+END_TEST
+
+START_TEST(test_single_path)
+{
+	static const double thr[1][7] = { { 1, 2, 3, 4, 5, 6, 7 } };
+	static const double cpu[1][7] = { { 7, 6, 5, 4, 3, 2, 1 } };
+	static const struct cal_range want[] = { { 0, SW } };
+	struct cal_point pts[7];
+
+	fill(pts, 1, thr, cpu);
+	for (int o = 0; o < HWOFF_OBJECTIVE_COUNT; o++)
+		derive_eq(pts, 7, 1, o, TIE, want, 1);
+}
+END_TEST
+
+/* Noise around a near-tie does not flip the choice: the path in use stays until beaten. */
+START_TEST(test_noise)
+{
+	static const double thr[2][7] = {
+		{ 100, 100, 100, 100, 100, 100, 100 },
+		{ 50, 99, 101, 99, 103, 150, 200 },
+	};
+	static const double cpu[2][7] = {
+		{ 10, 10, 10, 10, 10, 10, 10 },
+		{ 10, 10, 10, 10, 10, 10, 10 },
+	};
+	static const struct cal_range want[] = { { 0, SW }, { 8192, 1 } };
+	struct cal_point pts[7];
+	struct cal_ranges r;
+
+	fill(pts, 2, thr, cpu);
+	derive_eq(pts, 7, 3, HWOFF_THROUGHPUT, TIE, want, 2);
+	/* Without the tie the noise makes four ranges. */
+	ck_assert_uint_eq(cal_derive(pts, 7, 3, HWOFF_THROUGHPUT, 0, &r), 4);
+}
+END_TEST
+
+/* Figures whose repeats overlap are a tie, whatever the medians' difference. */
+START_TEST(test_spread_bands)
+{
+	struct cal_point pts[3] = {
+		{ .size = 256, .bytes_per_s = { 100, 50 }, .cpu_ns_per_byte = { 10, 7 } },
+		{ .size = 4096,
+		  .bytes_per_s = { 100, 115 },
+		  .cpu_ns_per_byte = { 10, 7 },
+		  .bytes_per_s_spread = { 0.4, 0.2 },
+		  .cpu_spread = { 0.4, 0.2 } },
+		{ .size = 65536,
+		  .bytes_per_s = { 100, 150 },
+		  .cpu_ns_per_byte = { 10, 7 },
+		  .bytes_per_s_spread = { 0.4, 0.1 } },
+	};
+	static const struct cal_range banded[] = { { 0, 0 }, { 16384, 1 } };
+	static const struct cal_range sharp[] = { { 0, 0 }, { 1024, 1 } };
+
+	/* 80-120 and 103.5-126.5 MB/s overlap at 4 KiB: software stays until 64 KiB. */
+	derive_eq(pts, 3, 3, HWOFF_THROUGHPUT, TIE, banded, 2);
+	ck_assert(cal_tied(&pts[1], HWOFF_THROUGHPUT, 0, 1, TIE));
+	ck_assert(!cal_tied(&pts[2], HWOFF_THROUGHPUT, 0, 1, TIE));
+	/* CPU: 8-12 and 6.3-7.7 ns/byte do not overlap; a spread of 0.6 (7-13) does. */
+	ck_assert(!cal_tied(&pts[1], HWOFF_CPU, 0, 1, TIE));
+	pts[1].cpu_spread[0] = 0.6;
+	ck_assert(cal_tied(&pts[1], HWOFF_CPU, 0, 1, TIE));
+	/* Without spreads the 15 % lead at 4 KiB counts. */
+	memset(pts[1].bytes_per_s_spread, 0, sizeof(pts[1].bytes_per_s_spread));
+	derive_eq(pts, 3, 3, HWOFF_THROUGHPUT, TIE, sharp, 2);
+}
+END_TEST
+
+START_TEST(test_median_spread)
+{
+	double odd[] = { 5, 1, 3 }, even[] = { 4, 1, 3, 2 }, spread;
+
+	ck_assert_double_eq(cal_median(odd, 3, &spread), 3);
+	ck_assert_double_eq_tol(spread, 4.0 / 3, 1e-12);
+	ck_assert_double_eq(cal_median(even, 4, &spread), 2.5);
+	ck_assert_double_eq_tol(spread, (4.0 - 2) / 2.5, 1e-12);
+}
+END_TEST
+
+/* Random noise over clear winners: whatever the noise, at most HWOFF_RANGES_MAX valid ranges. */
+START_TEST(test_too_many_crossovers)
+{
+	struct cal_point pts[CAL_POINTS_MAX];
+	struct test_rng rng;
+	struct cal_ranges r;
+
+	test_rng_init(&rng, 5);
+	for (size_t i = 0; i < CAL_POINTS_MAX; i++) {
+		pts[i] = (struct cal_point){ .size = 16 * (i + 1) };
+		for (unsigned int p = 0; p < 3; p++) {
+			pts[i].bytes_per_s[p] = (double)test_rng_range(&rng, 1, 1000);
+			pts[i].cpu_ns_per_byte[p] = (double)test_rng_range(&rng, 1, 1000);
+		}
+	}
+	for (int o = 0; o < HWOFF_OBJECTIVE_COUNT; o++) {
+		unsigned int n = cal_derive(pts, CAL_POINTS_MAX, 7, o, TIE, &r);
+
+		ck_assert_uint_ge(n, 1);
+		ck_assert_uint_le(n, HWOFF_RANGES_MAX);
+		ck_assert_uint_eq(r.r[0].start, 0);
+		for (unsigned int k = 1; k < n; k++) {
+			ck_assert_uint_gt(r.r[k].start, r.r[k - 1].start);
+			ck_assert_uint_ne(r.r[k].path, r.r[k - 1].path);
+			ck_assert_uint_eq(r.r[k].start % CAL_STEP, 0);
+		}
+	}
+}
+END_TEST
+
+/* A path outside the mask, or not measured at a size, is never chosen there. */
+START_TEST(test_mask_and_unmeasured)
+{
+	static const double thr[3][7] = {
+		{ 100, 100, 100, 100, 100, 100, 100 },
+		{ 900, 900, 900, 900, 900, 900, 900 },
+		{ 0, 0, 0, 500, 500, 500, 500 },
+	};
+	static const double cpu[3][7] = {
+		{ 10, 10, 10, 10, 10, 10, 10 },
+		{ 1, 1, 1, 1, 1, 1, 1 },
+		{ 0, 0, 0, 1, 1, 1, 1 },
+	};
+	static const struct cal_range want[] = { { 0, SW }, { 512, DMA } };
+	struct cal_point pts[7];
+	struct cal_ranges r;
+
+	fill(pts, 3, thr, cpu);
+	derive_eq(pts, 7, (1u << SW) | (1u << DMA), HWOFF_THROUGHPUT, TIE, want, 2);
+	ck_assert_int_eq(cal_winner(&pts[0], 1u << DMA, HWOFF_THROUGHPUT, TIE, -1), -1);
+	ck_assert_uint_eq(cal_derive(pts, 3, 1u << DMA, HWOFF_CPU, TIE, &r), 0);
+}
+END_TEST
+
+/* Two adjacent points one step apart: the new path starts at the larger one. */
+START_TEST(test_boundary_rounding)
+{
+	struct cal_point pts[2] = {
+		{ .size = 16, .bytes_per_s = { 100, 1 }, .cpu_ns_per_byte = { 1, 1 } },
+		{ .size = 32, .bytes_per_s = { 1, 100 }, .cpu_ns_per_byte = { 1, 1 } },
+	};
+	static const struct cal_range want[] = { { 0, 0 }, { 32, 1 } };
+
+	derive_eq(pts, 2, 3, HWOFF_THROUGHPUT, TIE, want, 2);
+}
+END_TEST
+
+static void engine_subject(struct cal_subject *s, const double thr[][7])
+{
+	static const double cpu[3][7];
+
+	*s = (struct cal_subject){ .path_count = 3 };
+	s->paths[SW].software = true;
+	s->paths[PIO].class = HWOFF_IMPL_ENGINE_PIO;
+	s->paths[DMA].class = HWOFF_IMPL_ENGINE_DMA;
+	s->point_count = 7;
+	fill(s->points, 3, thr, cpu);
+}
+
+/* The auto driver's threshold: PIO/DMA only, software's figures play no part. */
+START_TEST(test_engine_threshold)
+{
+	static const double crossing[3][7] = {
+		{ 9999, 9999, 9999, 9999, 9999, 9999, 9999 },
+		{ 10, 40, 90, 150, 190, 200, 200 },
+		{ 1, 4, 16, 60, 180, 700, 1500 },
+	};
+	static const double pio_only[3][7] = {
+		{ 1, 1, 1, 1, 1, 1, 1 },
+		{ 10, 40, 90, 150, 190, 200, 200 },
+		{ 1, 4, 16, 60, 100, 100, 100 },
+	};
+	static const double noisy[3][7] = {
+		{ 1, 1, 1, 1, 1, 1, 1 },
+		{ 10, 40, 90, 150, 190, 200, 200 },
+		{ 1, 4, 60, 60, 300, 400, 150 },
+	};
+	static const double dma_only[3][7] = {
+		{ 1, 1, 1, 1, 1, 1, 1 },
+		{ 1, 1, 1, 1, 1, 1, 1 },
+		{ 2, 2, 2, 2, 2, 2, 2 },
+	};
+	struct cal_subject s;
+	unsigned int threshold;
+
+	engine_subject(&s, crossing);
+	ck_assert(cal_engine_threshold(&s, &threshold));
+	ck_assert_uint_eq(threshold, 8191);
+	engine_subject(&s, pio_only);
+	ck_assert(cal_engine_threshold(&s, &threshold));
+	ck_assert_uint_eq(threshold, UINT_MAX);
+	/* PIO wins at 64 KiB by noise: the crossover stays where most sizes put it. */
+	engine_subject(&s, noisy);
+	ck_assert(cal_engine_threshold(&s, &threshold));
+	ck_assert_uint_eq(threshold, 2047);
+	engine_subject(&s, dma_only);
+	ck_assert(cal_engine_threshold(&s, &threshold));
+	ck_assert_uint_eq(threshold, 0);
+	s.paths[DMA].failed = true;
+	ck_assert(!cal_engine_threshold(&s, &threshold));
+	s.paths[DMA].failed = false;
+	s.paths[DMA].class = HWOFF_IMPL_OFFLOAD;
+	ck_assert(!cal_engine_threshold(&s, &threshold));
+}
+END_TEST
+
+int main(void)
+{
+	Suite *suite = suite_create("calibrate-derive");
+	TCase *tc = tcase_create("derive");
+
+	tcase_add_test(tc, test_known_curves);
+	tcase_add_test(tc, test_ties);
+	tcase_add_test(tc, test_single_path);
+	tcase_add_test(tc, test_noise);
+	tcase_add_test(tc, test_median_spread);
+	tcase_add_test(tc, test_spread_bands);
+	tcase_add_test(tc, test_too_many_crossovers);
+	tcase_add_test(tc, test_mask_and_unmeasured);
+	tcase_add_test(tc, test_boundary_rounding);
+	tcase_add_test(tc, test_engine_threshold);
+	suite_add_tcase(suite, tc);
+	return test_run_suite(suite);
+}
