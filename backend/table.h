@@ -23,7 +23,7 @@
 #define HWOFF_TABLE_VERSION 1
 #define HWOFF_SOFTWARE	    "software" /* the path name of OpenSSL's default provider */
 #define HWOFF_RANGES_MAX    8 /* per entry */
-#define HWOFF_PATHS_MAX	    16 /* distinct paths per table, software included */
+#define HWOFF_PATHS_MAX	    32 /* distinct paths per table, software included: 19 for our engine */
 #define HWOFF_SIZE_LIMIT    (1UL << 30) /* no range starts past 1 GiB: surely a typo */
 
 /* Built-in cut-offs when no table was calibrated: upstream omap-aes and omap-sham. */

@@ -152,7 +152,7 @@ START_TEST(test_bad_files)
 		  "path 'cbc/aes' is neither 'software' nor a kernel driver name" },
 		{ "path-unbalanced", 2, "path 'cbc(aes-generic' is neither" },
 		{ "path-empty", 2, "path '' is neither" },
-		{ "too-many-paths", 4, "more than 16 different paths in one table" },
+		{ "too-many-paths", 6, "more than 32 different paths in one table" },
 		{ "fingerprint-unknown", 2, "unknown fingerprint 'gpu': kernel, cpu or driver" },
 		{ "fingerprint-kernel-garbage", 2,
 		  "trailing garbage 'extra' after the kernel release" },
