@@ -77,19 +77,28 @@ struct hwoff_choice hwoff_decide(struct hwoff_table *t, const struct hwoff_alg *
 	struct hwoff_path *path;
 	unsigned int i;
 
+	size_t to;
+
 	if (key_bits != key_bits_of(alg) || direction >= HWOFF_DIRECTION_COUNT ||
 	    objective >= HWOFF_OBJECTIVE_COUNT)
-		return (struct hwoff_choice){ .path = software };
+		return (struct hwoff_choice){ .path = software, .to = SIZE_MAX };
 	e = &t->entries[entry_index(alg, direction, objective)];
 	if (!e->count)
-		return (struct hwoff_choice){ .path = software };
+		return (struct hwoff_choice){ .path = software, .to = SIZE_MAX };
 	/* The starts increase from 0, so the last range starting at or below size holds it. */
 	for (i = e->count - 1; i > 0 && size < e->ranges[i].start; i--)
 		;
+	to = i + 1 < e->count ? e->ranges[i + 1].start : SIZE_MAX;
 	path = &t->paths[e->ranges[i].path];
-	if (atomic_load_explicit(&path->state, memory_order_acquire) != PATH_USABLE)
-		return (struct hwoff_choice){ .path = software, .unusable = path };
-	return (struct hwoff_choice){ .path = path };
+	if (!hwoff_path_usable(path))
+		return (struct hwoff_choice){ .path = software, .unusable = path,
+					      .from = e->ranges[i].start, .to = to };
+	return (struct hwoff_choice){ .path = path, .from = e->ranges[i].start, .to = to };
+}
+
+bool hwoff_path_usable(const struct hwoff_path *path)
+{
+	return atomic_load_explicit(&path->state, memory_order_acquire) == PATH_USABLE;
 }
 
 size_t hwoff_table_next_start(const struct hwoff_table *t, const struct hwoff_alg *alg,

@@ -90,6 +90,9 @@ struct hwoff_table {
 struct hwoff_choice {
 	struct hwoff_path *path; /* serves it: the table's path, or software */
 	struct hwoff_path *unusable; /* the table's path when it was unusable, else NULL */
+	/* The sizes [from, to) of the same range: a caller may keep the answer for them while
+	 * the range's path stays usable (hwoff_path_usable()). */
+	size_t from, to;
 };
 
 /* A range as the calibration or the loader gives it, before the path is interned. */
@@ -153,6 +156,8 @@ int hwoff_table_write(const struct hwoff_table *t, FILE *out, const char *commen
  * kept; software cannot be marked. Returns whether this call marked it. Lock-free.
  */
 bool hwoff_path_mark_unusable(struct hwoff_path *path, const char *reason);
+/* Whether the path serves requests: software always, a kernel path until marked. Lock-free. */
+bool hwoff_path_usable(const struct hwoff_path *path);
 /* Why the path is unusable, or NULL while it is usable. */
 const char *hwoff_path_unusable_reason(const struct hwoff_path *path);
 /* Every kernel path, e.g. when the AF_ALG probe fails. */

@@ -52,6 +52,7 @@ struct cipher_ctx {
 	 */
 	bool software_only;
 	struct hwoff_tally tally;
+	struct hwoff_route_cache route; /* reset by init: the direction may change */
 	const struct hwoff_software *sw; /* the default provider's functions, once used */
 	void *software; /* its context */
 	bool software_keyed;
@@ -234,7 +235,8 @@ static int crypt_blocks(struct cipher_ctx *c, const unsigned char *in, unsigned 
 {
 	struct hwoff_path *path = c->software_only ? &c->prov->table->paths[0]
 						   : hwoff_prov_route(c->prov, c->alg,
-								      direction_of(c), route_size);
+								      direction_of(c), route_size,
+								      &c->route);
 	unsigned char last_in[AES_BLOCK];
 	int ret = -1;
 
@@ -444,6 +446,7 @@ static int cipher_init(struct cipher_ctx *c, bool encrypt, const unsigned char *
 	if (encrypt != c->encrypt)
 		c->software_keyed = false;
 	c->encrypt = encrypt;
+	c->route = (struct hwoff_route_cache){ 0 };
 	c->software_only = software_only(c);
 	if (c->software_only != was_software_only)
 		c->software_keyed = false; /* its padding differs between the two uses */

@@ -184,7 +184,7 @@ static int start_kernel(struct digest_ctx *c, struct hwoff_path *path)
 /* The path for the message so far takes it over: the table's answer will not change now. */
 static int commit(struct digest_ctx *c)
 {
-	struct hwoff_path *path = hwoff_prov_route(c->prov, c->alg, HWOFF_DIGEST, c->buf_len);
+	struct hwoff_path *path = hwoff_prov_route(c->prov, c->alg, HWOFF_DIGEST, c->buf_len, NULL);
 
 	if (!path)
 		return 0;

@@ -201,11 +201,17 @@ void hwoff_tally_flush(struct hwoff_tally *t)
 /* ---- routes ---------------------------------------------------------------------------------- */
 
 struct hwoff_path *hwoff_prov_route(struct hwoff_prov *prov, const struct hwoff_alg *alg,
-				    enum hwoff_direction direction, size_t size)
+				    enum hwoff_direction direction, size_t size,
+				    struct hwoff_route_cache *cache)
 {
-	struct hwoff_choice c = hwoff_decide(prov->table, alg, alg->key_bytes * 8, direction, size,
-					     prov->config.objective);
+	struct hwoff_choice c;
 
+	if (cache && size >= cache->from && size < cache->to && hwoff_path_usable(cache->path))
+		return cache->path;
+	c = hwoff_decide(prov->table, alg, alg->key_bytes * 8, direction, size,
+			 prov->config.objective);
+	if (cache)
+		*cache = (struct hwoff_route_cache){ c.unusable ? c.unusable : c.path, c.from, c.to };
 	if (!c.unusable)
 		return c.path;
 	if (!prov->config.fallback) {

@@ -153,13 +153,21 @@ void hwoff_raise(const struct hwoff_prov *prov, enum hwoff_reason reason, const 
 /* The default provider's implementation of a row; NULL with an error raised. */
 const struct hwoff_software *hwoff_software_of(struct hwoff_prov *prov, const struct hwoff_alg *alg);
 
+/* A context's last answer of the decision, for the sizes it holds (see struct hwoff_choice). */
+struct hwoff_route_cache {
+	struct hwoff_path *path; /* the table's path for [from, to), usable or not */
+	size_t from, to;
+};
+
 /*
  * Where a request of size bytes goes (the backend's one decision, for the configured mode and
- * objective). Counts a fallback when the table's path is unusable. Returns NULL, with an error
- * raised, when that path is unusable and fallback is off: the request must fail.
+ * objective; cache, which may be NULL, keeps the answer while it holds). Counts a fallback when
+ * the table's path is unusable. Returns NULL, with an error raised, when that path is unusable
+ * and fallback is off: the request must fail.
  */
 struct hwoff_path *hwoff_prov_route(struct hwoff_prov *prov, const struct hwoff_alg *alg,
-				    enum hwoff_direction direction, size_t size);
+				    enum hwoff_direction direction, size_t size,
+				    struct hwoff_route_cache *cache);
 
 /*
  * A kernel path failed (setup or request, with the transport's message): count it, mark the path
