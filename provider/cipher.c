@@ -666,27 +666,6 @@ static unsigned int openssl_mode(const struct hwoff_alg *alg)
 	}
 }
 
-static int set_size(OSSL_PARAM params[], const char *key, size_t value)
-{
-	OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
-
-	return !p || OSSL_PARAM_set_size_t(p, value);
-}
-
-static int set_uint(OSSL_PARAM params[], const char *key, unsigned int value)
-{
-	OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
-
-	return !p || OSSL_PARAM_set_uint(p, value);
-}
-
-static int set_int(OSSL_PARAM params[], const char *key, int value)
-{
-	OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
-
-	return !p || OSSL_PARAM_set_int(p, value);
-}
-
 /* OpenSSL's own ciphers answer either kind of octet parameter. */
 static int set_octets(OSSL_PARAM params[], const char *key, const unsigned char *value,
 		      size_t len)
@@ -699,15 +678,15 @@ static int set_octets(OSSL_PARAM params[], const char *key, const unsigned char 
 
 int hwoff_cipher_get_params(const struct hwoff_alg *alg, OSSL_PARAM params[])
 {
-	return set_uint(params, OSSL_CIPHER_PARAM_MODE, openssl_mode(alg)) &&
-	       set_size(params, OSSL_CIPHER_PARAM_KEYLEN, alg->key_bytes) &&
-	       set_size(params, OSSL_CIPHER_PARAM_IVLEN, alg->iv_bytes) &&
-	       set_size(params, OSSL_CIPHER_PARAM_BLOCK_SIZE, alg->block_bytes) &&
-	       set_int(params, OSSL_CIPHER_PARAM_AEAD, 0) &&
-	       set_int(params, OSSL_CIPHER_PARAM_CUSTOM_IV, 0) &&
-	       set_int(params, OSSL_CIPHER_PARAM_CTS, 0) &&
-	       set_int(params, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, 0) &&
-	       set_int(params, OSSL_CIPHER_PARAM_HAS_RAND_KEY, 0);
+	return hwoff_param_set_uint(params, OSSL_CIPHER_PARAM_MODE, openssl_mode(alg)) &&
+	       hwoff_param_set_size(params, OSSL_CIPHER_PARAM_KEYLEN, alg->key_bytes) &&
+	       hwoff_param_set_size(params, OSSL_CIPHER_PARAM_IVLEN, alg->iv_bytes) &&
+	       hwoff_param_set_size(params, OSSL_CIPHER_PARAM_BLOCK_SIZE, alg->block_bytes) &&
+	       hwoff_param_set_int(params, OSSL_CIPHER_PARAM_AEAD, 0) &&
+	       hwoff_param_set_int(params, OSSL_CIPHER_PARAM_CUSTOM_IV, 0) &&
+	       hwoff_param_set_int(params, OSSL_CIPHER_PARAM_CTS, 0) &&
+	       hwoff_param_set_int(params, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, 0) &&
+	       hwoff_param_set_int(params, OSSL_CIPHER_PARAM_HAS_RAND_KEY, 0);
 }
 
 static const OSSL_PARAM cipher_gettable[] = {
@@ -737,13 +716,13 @@ static int cipher_get_ctx_params(void *vctx, OSSL_PARAM params[])
 	    !c->sw->cipher.get_ctx_params(c->software, params))
 		return 0;
 	if (c->software_only && c->software_keyed)
-		return set_size(params, OSSL_CIPHER_PARAM_KEYLEN, c->alg->key_bytes) &&
-		       set_size(params, OSSL_CIPHER_PARAM_IVLEN, c->alg->iv_bytes) &&
+		return hwoff_param_set_size(params, OSSL_CIPHER_PARAM_KEYLEN, c->alg->key_bytes) &&
+		       hwoff_param_set_size(params, OSSL_CIPHER_PARAM_IVLEN, c->alg->iv_bytes) &&
 		       set_octets(params, OSSL_CIPHER_PARAM_IV, c->iv, c->alg->iv_bytes);
-	return set_size(params, OSSL_CIPHER_PARAM_KEYLEN, c->alg->key_bytes) &&
-	       set_size(params, OSSL_CIPHER_PARAM_IVLEN, c->alg->iv_bytes) &&
-	       set_uint(params, OSSL_CIPHER_PARAM_PADDING, c->padding) &&
-	       set_uint(params, OSSL_CIPHER_PARAM_NUM, c->num) &&
+	return hwoff_param_set_size(params, OSSL_CIPHER_PARAM_KEYLEN, c->alg->key_bytes) &&
+	       hwoff_param_set_size(params, OSSL_CIPHER_PARAM_IVLEN, c->alg->iv_bytes) &&
+	       hwoff_param_set_uint(params, OSSL_CIPHER_PARAM_PADDING, c->padding) &&
+	       hwoff_param_set_uint(params, OSSL_CIPHER_PARAM_NUM, c->num) &&
 	       set_octets(params, OSSL_CIPHER_PARAM_IV, c->iv, c->alg->iv_bytes) &&
 	       set_octets(params, OSSL_CIPHER_PARAM_UPDATED_IV, c->chain, c->alg->iv_bytes);
 }
@@ -838,19 +817,18 @@ static const OSSL_PARAM *cipher_settable_ctx_params(void *cctx, void *provctx)
 	return cipher_settable_ctx;
 }
 
-#define FN(f) ((void (*)(void))(f))
 const OSSL_DISPATCH hwoff_cipher_functions[] = {
-	{ OSSL_FUNC_CIPHER_FREECTX, FN(cipher_freectx) },
-	{ OSSL_FUNC_CIPHER_DUPCTX, FN(cipher_dupctx) },
-	{ OSSL_FUNC_CIPHER_ENCRYPT_INIT, FN(cipher_encrypt_init) },
-	{ OSSL_FUNC_CIPHER_DECRYPT_INIT, FN(cipher_decrypt_init) },
-	{ OSSL_FUNC_CIPHER_UPDATE, FN(cipher_update) },
-	{ OSSL_FUNC_CIPHER_FINAL, FN(cipher_final) },
-	{ OSSL_FUNC_CIPHER_CIPHER, FN(cipher_cipher) },
-	{ OSSL_FUNC_CIPHER_GETTABLE_PARAMS, FN(cipher_gettable_params) },
-	{ OSSL_FUNC_CIPHER_GET_CTX_PARAMS, FN(cipher_get_ctx_params) },
-	{ OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, FN(cipher_gettable_ctx_params) },
-	{ OSSL_FUNC_CIPHER_SET_CTX_PARAMS, FN(cipher_set_ctx_params) },
-	{ OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, FN(cipher_settable_ctx_params) },
+	{ OSSL_FUNC_CIPHER_FREECTX, HWOFF_FN(cipher_freectx) },
+	{ OSSL_FUNC_CIPHER_DUPCTX, HWOFF_FN(cipher_dupctx) },
+	{ OSSL_FUNC_CIPHER_ENCRYPT_INIT, HWOFF_FN(cipher_encrypt_init) },
+	{ OSSL_FUNC_CIPHER_DECRYPT_INIT, HWOFF_FN(cipher_decrypt_init) },
+	{ OSSL_FUNC_CIPHER_UPDATE, HWOFF_FN(cipher_update) },
+	{ OSSL_FUNC_CIPHER_FINAL, HWOFF_FN(cipher_final) },
+	{ OSSL_FUNC_CIPHER_CIPHER, HWOFF_FN(cipher_cipher) },
+	{ OSSL_FUNC_CIPHER_GETTABLE_PARAMS, HWOFF_FN(cipher_gettable_params) },
+	{ OSSL_FUNC_CIPHER_GET_CTX_PARAMS, HWOFF_FN(cipher_get_ctx_params) },
+	{ OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, HWOFF_FN(cipher_gettable_ctx_params) },
+	{ OSSL_FUNC_CIPHER_SET_CTX_PARAMS, HWOFF_FN(cipher_set_ctx_params) },
+	{ OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, HWOFF_FN(cipher_settable_ctx_params) },
 	{ 0, NULL },
 };

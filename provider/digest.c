@@ -374,19 +374,10 @@ done:
 
 int hwoff_digest_get_params(const struct hwoff_alg *alg, OSSL_PARAM params[])
 {
-	OSSL_PARAM *p;
-
-	p = OSSL_PARAM_locate(params, OSSL_DIGEST_PARAM_BLOCK_SIZE);
-	if (p && !OSSL_PARAM_set_size_t(p, alg->block_bytes))
-		return 0;
-	p = OSSL_PARAM_locate(params, OSSL_DIGEST_PARAM_SIZE);
-	if (p && !OSSL_PARAM_set_size_t(p, alg->digest_bytes))
-		return 0;
-	p = OSSL_PARAM_locate(params, OSSL_DIGEST_PARAM_XOF);
-	if (p && !OSSL_PARAM_set_int(p, 0))
-		return 0;
-	p = OSSL_PARAM_locate(params, OSSL_DIGEST_PARAM_ALGID_ABSENT);
-	return !p || OSSL_PARAM_set_int(p, alg->algid_absent);
+	return hwoff_param_set_size(params, OSSL_DIGEST_PARAM_BLOCK_SIZE, alg->block_bytes) &&
+	       hwoff_param_set_size(params, OSSL_DIGEST_PARAM_SIZE, alg->digest_bytes) &&
+	       hwoff_param_set_int(params, OSSL_DIGEST_PARAM_XOF, 0) &&
+	       hwoff_param_set_int(params, OSSL_DIGEST_PARAM_ALGID_ABSENT, alg->algid_absent);
 }
 
 static const OSSL_PARAM digest_gettable[] = {
@@ -402,13 +393,12 @@ static const OSSL_PARAM *digest_gettable_params(void *provctx)
 	return digest_gettable;
 }
 
-#define FN(f) ((void (*)(void))(f))
 const OSSL_DISPATCH hwoff_digest_functions[] = {
-	{ OSSL_FUNC_DIGEST_FREECTX, FN(digest_freectx) },
-	{ OSSL_FUNC_DIGEST_DUPCTX, FN(digest_dupctx) },
-	{ OSSL_FUNC_DIGEST_INIT, FN(digest_init) },
-	{ OSSL_FUNC_DIGEST_UPDATE, FN(digest_update) },
-	{ OSSL_FUNC_DIGEST_FINAL, FN(digest_final) },
-	{ OSSL_FUNC_DIGEST_GETTABLE_PARAMS, FN(digest_gettable_params) },
+	{ OSSL_FUNC_DIGEST_FREECTX, HWOFF_FN(digest_freectx) },
+	{ OSSL_FUNC_DIGEST_DUPCTX, HWOFF_FN(digest_dupctx) },
+	{ OSSL_FUNC_DIGEST_INIT, HWOFF_FN(digest_init) },
+	{ OSSL_FUNC_DIGEST_UPDATE, HWOFF_FN(digest_update) },
+	{ OSSL_FUNC_DIGEST_FINAL, HWOFF_FN(digest_final) },
+	{ OSSL_FUNC_DIGEST_GETTABLE_PARAMS, HWOFF_FN(digest_gettable_params) },
 	{ 0, NULL },
 };

@@ -198,6 +198,36 @@ void hwoff_tally_flush(struct hwoff_tally *t)
 	*t = (struct hwoff_tally){ 0 };
 }
 
+/* ---- parameters: each sets params' entry for key, if it asks for one -------------------------- */
+
+int hwoff_param_set_size(OSSL_PARAM params[], const char *key, size_t value)
+{
+	OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
+
+	return !p || OSSL_PARAM_set_size_t(p, value);
+}
+
+int hwoff_param_set_uint(OSSL_PARAM params[], const char *key, unsigned int value)
+{
+	OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
+
+	return !p || OSSL_PARAM_set_uint(p, value);
+}
+
+int hwoff_param_set_int(OSSL_PARAM params[], const char *key, int value)
+{
+	OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
+
+	return !p || OSSL_PARAM_set_int(p, value);
+}
+
+int hwoff_param_set_utf8(OSSL_PARAM params[], const char *key, const char *value)
+{
+	OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
+
+	return !p || OSSL_PARAM_set_utf8_ptr(p, value);
+}
+
 /* ---- routes ---------------------------------------------------------------------------------- */
 
 struct hwoff_path *hwoff_prov_route(struct hwoff_prov *prov, const struct hwoff_alg *alg,
@@ -486,13 +516,6 @@ static const OSSL_PARAM *provider_gettable_params(void *provctx)
 	return provider_gettable;
 }
 
-static int set_utf8(OSSL_PARAM params[], const char *key, const char *value)
-{
-	OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
-
-	return !p || OSSL_PARAM_set_utf8_ptr(p, value);
-}
-
 static int provider_get_params(void *provctx, OSSL_PARAM params[])
 {
 	struct hwoff_prov *prov = provctx;
@@ -505,8 +528,7 @@ static int provider_get_params(void *provctx, OSSL_PARAM params[])
 		"hwoffload: crypto engines through AF_ALG (unavailable here: software only)",
 	};
 
-	p = OSSL_PARAM_locate(params, OSSL_PROV_PARAM_STATUS);
-	if (p && !OSSL_PARAM_set_int(p, 1))
+	if (!hwoff_param_set_int(params, OSSL_PROV_PARAM_STATUS, 1))
 		return 0;
 	p = OSSL_PARAM_locate(params, PARAM_STATISTICS);
 	if (p) {
@@ -514,16 +536,16 @@ static int provider_get_params(void *provctx, OSSL_PARAM params[])
 		if (!OSSL_PARAM_set_utf8_string(p, statistics))
 			return 0;
 	}
-	return set_utf8(params, OSSL_PROV_PARAM_NAME, names[prov->probe.error != 0]) &&
-	       set_utf8(params, OSSL_PROV_PARAM_VERSION, PACKAGE_VERSION) &&
-	       set_utf8(params, OSSL_PROV_PARAM_BUILDINFO,
+	return hwoff_param_set_utf8(params, OSSL_PROV_PARAM_NAME, names[prov->probe.error != 0]) &&
+	       hwoff_param_set_utf8(params, OSSL_PROV_PARAM_VERSION, PACKAGE_VERSION) &&
+	       hwoff_param_set_utf8(params, OSSL_PROV_PARAM_BUILDINFO,
 			PACKAGE_NAME " " PACKAGE_VERSION ", built against " OPENSSL_VERSION_TEXT) &&
-	       set_utf8(params, PARAM_AF_ALG, prov->probe.error ? "unavailable" : "available") &&
-	       set_utf8(params, PARAM_AF_ALG_REASON, prov->probe.reason) &&
-	       set_utf8(params, PARAM_MODE, hwoff_run_mode_name(prov->config.mode)) &&
-	       set_utf8(params, PARAM_OBJECTIVE, hwoff_objective_name(prov->config.objective)) &&
-	       set_utf8(params, PARAM_TABLE, prov->table_source) &&
-	       set_utf8(params, PARAM_TABLE_WARNINGS, prov->warnings);
+	       hwoff_param_set_utf8(params, PARAM_AF_ALG, prov->probe.error ? "unavailable" : "available") &&
+	       hwoff_param_set_utf8(params, PARAM_AF_ALG_REASON, prov->probe.reason) &&
+	       hwoff_param_set_utf8(params, PARAM_MODE, hwoff_run_mode_name(prov->config.mode)) &&
+	       hwoff_param_set_utf8(params, PARAM_OBJECTIVE, hwoff_objective_name(prov->config.objective)) &&
+	       hwoff_param_set_utf8(params, PARAM_TABLE, prov->table_source) &&
+	       hwoff_param_set_utf8(params, PARAM_TABLE_WARNINGS, prov->warnings);
 }
 
 static const OSSL_ALGORITHM *provider_query(void *provctx, int operation_id, int *no_cache)

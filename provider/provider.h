@@ -143,6 +143,15 @@ static inline void hwoff_tally_add(struct hwoff_tally *t, struct hwoff_path *pat
 	t->bytes += bytes;
 }
 
+/* Set params' entry for key to value when params has one; 0 when it cannot take the value. */
+int hwoff_param_set_size(OSSL_PARAM params[], const char *key, size_t value);
+int hwoff_param_set_uint(OSSL_PARAM params[], const char *key, unsigned int value);
+int hwoff_param_set_int(OSSL_PARAM params[], const char *key, int value);
+int hwoff_param_set_utf8(OSSL_PARAM params[], const char *key, const char *value);
+
+/* An entry of an OSSL_DISPATCH table. */
+#define HWOFF_FN(f) ((void (*)(void))(f))
+
 /* Raise an error in OpenSSL's queue: "hwoffload: REASON-TEXT: detail". */
 #define HWOFF_RAISE(prov, reason, ...) \
 	hwoff_raise(prov, reason, __FILE__, __LINE__, __func__, __VA_ARGS__)
