@@ -233,14 +233,15 @@ static bool print_provider(const char *dir)
 
 		printf("provider: does not load from %s\n", dir);
 		while ((code = ERR_get_error_all(NULL, NULL, NULL, &data, &flags)))
-			printf("provider-error: %s\n", (flags & ERR_TXT_STRING) ? data
-									: ERR_reason_error_string(code));
+			printf("provider-error: %s\n",
+			       (flags & ERR_TXT_STRING) ? data : ERR_reason_error_string(code));
 		goto out;
 	}
 	printf("provider: loaded from %s\n", dir);
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		const char *value = NULL;
-		OSSL_PARAM p[] = { OSSL_PARAM_utf8_ptr(keys[i], (char **)&value, 0), OSSL_PARAM_END };
+		OSSL_PARAM p[] = { OSSL_PARAM_utf8_ptr(keys[i], (char **)&value, 0),
+				   OSSL_PARAM_END };
 
 		if (OSSL_PROVIDER_get_params(prov, p) && value)
 			printf("provider-%s: %s\n", keys[i], value[0] ? value : "-");

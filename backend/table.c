@@ -91,8 +91,9 @@ struct hwoff_choice hwoff_decide(struct hwoff_table *t, const struct hwoff_alg *
 	to = i + 1 < e->count ? e->ranges[i + 1].start : SIZE_MAX;
 	path = &t->paths[e->ranges[i].path];
 	if (!hwoff_path_usable(path))
-		return (struct hwoff_choice){ .path = software, .unusable = path,
-					      .from = e->ranges[i].start, .to = to };
+		return (struct hwoff_choice){
+			.path = software, .unusable = path, .from = e->ranges[i].start, .to = to
+		};
 	return (struct hwoff_choice){ .path = path, .from = e->ranges[i].start, .to = to };
 }
 

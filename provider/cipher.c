@@ -22,9 +22,9 @@
 #include "backend/transport.h"
 #include "provider/provider.h"
 
-#define AES_BLOCK	 16
-#define AES_KEY_MAX	 32
-#define KERNEL_SESSIONS	 4 /* distinct kernel paths one stream has used: PIO and DMA in practice */
+#define AES_BLOCK	16
+#define AES_KEY_MAX	32
+#define KERNEL_SESSIONS 4 /* distinct kernel paths one stream has used: PIO and DMA in practice */
 
 struct kernel_session {
 	struct hwoff_path *path;
@@ -103,7 +103,8 @@ static void counter_sub_one(unsigned char *counter)
 		;
 }
 
-/* ---- the two kinds of path -------------------------------------------------------------------- */
+/* ---- the two kinds of path --------------------------------------------------------------------
+ */
 
 static struct kernel_session *kernel_session(struct cipher_ctx *c, struct hwoff_path *path,
 					     char *err, size_t err_len)
@@ -122,8 +123,8 @@ static struct kernel_session *kernel_session(struct cipher_ctx *c, struct hwoff_
 		hwoff_skcipher_free(free_slot->skcipher);
 		*free_slot = (struct kernel_session){ 0 };
 	}
-	if (hwoff_skcipher_new(&free_slot->skcipher, c->alg, path->name, c->key,
-			       c->alg->key_bytes, err, err_len))
+	if (hwoff_skcipher_new(&free_slot->skcipher, c->alg, path->name, c->key, c->alg->key_bytes,
+			       err, err_len))
 		return NULL;
 	free_slot->path = path;
 	return free_slot;
@@ -174,8 +175,8 @@ static int kernel_crypt(struct cipher_ctx *c, struct hwoff_path *path, const uns
 
 		snprintf(err, sizeof(err), "%s", hwoff_skcipher_error(s->skcipher));
 		drop_kernel_session(s);
-		may_redo = hwoff_prov_kernel_failed(c->prov, path, HWOFF_FALLBACK_REQUEST_FAILED,
-						    err);
+		may_redo =
+			hwoff_prov_kernel_failed(c->prov, path, HWOFF_FALLBACK_REQUEST_FAILED, err);
 		if (may_redo && copy)
 			memcpy(out, copy, len); /* software redoes it in place from here */
 		OPENSSL_clear_free(copy, len);
@@ -208,10 +209,12 @@ static int software_crypt(struct cipher_ctx *c, const unsigned char *in, unsigne
 
 		if (!c->software)
 			c->software = c->sw->cipher.newctx(c->sw->provctx);
-		if (!c->software || !init(c->software, c->key, c->alg->key_bytes, iv, iv_len, params))
+		if (!c->software ||
+		    !init(c->software, c->key, c->alg->key_bytes, iv, iv_len, params))
 			goto fail;
 		c->software_keyed = true;
-	} else if (!c->software_chain_current && iv && !init(c->software, NULL, 0, iv, iv_len, NULL)) {
+	} else if (!c->software_chain_current && iv &&
+		   !init(c->software, NULL, 0, iv, iv_len, NULL)) {
 		goto fail;
 	}
 	if (!c->sw->cipher.cipher(c->software, out, &outl, len, in, len) || outl != len)
@@ -233,10 +236,10 @@ fail:
 static int crypt_blocks(struct cipher_ctx *c, const unsigned char *in, unsigned char *out,
 			size_t len, size_t route_size)
 {
-	struct hwoff_path *path = c->software_only ? &c->prov->table->paths[0]
-						   : hwoff_prov_route(c->prov, c->alg,
-								      direction_of(c), route_size,
-								      &c->route);
+	struct hwoff_path *path =
+		c->software_only
+			? &c->prov->table->paths[0]
+			: hwoff_prov_route(c->prov, c->alg, direction_of(c), route_size, &c->route);
 	unsigned char last_in[AES_BLOCK];
 	int ret = -1;
 
@@ -270,7 +273,8 @@ static int crypt_blocks(struct cipher_ctx *c, const unsigned char *in, unsigned 
 	return 1;
 }
 
-/* ---- CTR ---------------------------------------------------------------------------------------- */
+/* ---- CTR ----------------------------------------------------------------------------------------
+ */
 
 /* The keystream block before the counter: the rest of it is what a partial block left unused. */
 static int recover_keystream(struct cipher_ctx *c)
@@ -282,15 +286,15 @@ static int recover_keystream(struct cipher_ctx *c)
 	memcpy(counter, c->chain, AES_BLOCK);
 	counter_sub_one(c->chain);
 	c->software_chain_current = false;
-	/* Encrypting zeros from there gives that block's keystream, and leaves software at counter. */
+	/* Encrypting zeros from there gives that block's keystream, and leaves software at counter.
+	 */
 	ok = software_crypt(c, zeros, c->keystream, AES_BLOCK);
 	memcpy(c->chain, counter, AES_BLOCK);
 	c->keystream_known = ok;
 	return ok;
 }
 
-static int ctr_crypt(struct cipher_ctx *c, unsigned char *out, const unsigned char *in,
-		     size_t len)
+static int ctr_crypt(struct cipher_ctx *c, unsigned char *out, const unsigned char *in, size_t len)
 {
 	size_t n = 0;
 
@@ -304,7 +308,8 @@ static int ctr_crypt(struct cipher_ctx *c, unsigned char *out, const unsigned ch
 	return n == len || crypt_blocks(c, in + n, out + n, len - n, len - n);
 }
 
-/* ---- the dispatch functions --------------------------------------------------------------------- */
+/* ---- the dispatch functions ---------------------------------------------------------------------
+ */
 
 void *hwoff_cipher_newctx(struct hwoff_prov *prov, const struct hwoff_alg *alg)
 {
@@ -360,8 +365,8 @@ static bool software_only(const struct cipher_ctx *c)
 {
 	struct hwoff_prov *prov = c->prov;
 	unsigned int key_bits = c->alg->key_bytes * 8;
-	struct hwoff_choice at_zero = hwoff_decide(prov->table, c->alg, key_bits, direction_of(c), 0,
-						   prov->config.objective);
+	struct hwoff_choice at_zero = hwoff_decide(prov->table, c->alg, key_bits, direction_of(c),
+						   0, prov->config.objective);
 
 	return at_zero.path->software && !at_zero.unusable &&
 	       hwoff_table_next_start(prov->table, c->alg, key_bits, direction_of(c), 0,
@@ -414,9 +419,8 @@ static int take_back_chain(struct cipher_ctx *c)
 	       c->sw->cipher.get_ctx_params(c->software, params);
 }
 
-static int cipher_init(struct cipher_ctx *c, bool encrypt, const unsigned char *key,
-		       size_t keylen, const unsigned char *iv, size_t ivlen,
-		       const OSSL_PARAM params[])
+static int cipher_init(struct cipher_ctx *c, bool encrypt, const unsigned char *key, size_t keylen,
+		       const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
 {
 	bool was_software_only = c->software_only;
 
@@ -593,8 +597,8 @@ static int cipher_final(void *vctx, unsigned char *out, size_t *outl, size_t out
 		return 1;
 	}
 	if (c->buf_len != AES_BLOCK) {
-		HWOFF_RAISE(c->prov, HWOFF_R_BAD_DECRYPT, "%s: wrong final block length (%zu bytes)",
-			    c->alg->name, c->buf_len);
+		HWOFF_RAISE(c->prov, HWOFF_R_BAD_DECRYPT,
+			    "%s: wrong final block length (%zu bytes)", c->alg->name, c->buf_len);
 		return 0;
 	}
 	if (!crypt_blocks(c, c->buf, block, AES_BLOCK, AES_BLOCK))
@@ -625,9 +629,11 @@ static int cipher_cipher(void *vctx, unsigned char *out, size_t *outl, size_t ou
 
 	if (!check_call(c, out, in, inl) || !check_room(c, inl, outsize))
 		return 0;
-	/* Stricter than OpenSSL's own ECB and CBC, which process the whole blocks and say nothing. */
+	/* Stricter than OpenSSL's own ECB and CBC, which process the whole blocks and say nothing.
+	 */
 	if (!is_ctr(c) && inl % AES_BLOCK) {
-		HWOFF_RAISE(c->prov, HWOFF_R_NOT_BLOCK_MULTIPLE, "%s: %zu bytes", c->alg->name, inl);
+		HWOFF_RAISE(c->prov, HWOFF_R_NOT_BLOCK_MULTIPLE, "%s: %zu bytes", c->alg->name,
+			    inl);
 		return 0;
 	}
 	if (c->software_only) {
@@ -650,7 +656,8 @@ static int cipher_cipher(void *vctx, unsigned char *out, size_t *outl, size_t ou
 	return 1;
 }
 
-/* ---- parameters --------------------------------------------------------------------------------- */
+/* ---- parameters ---------------------------------------------------------------------------------
+ */
 
 static unsigned int openssl_mode(const struct hwoff_alg *alg)
 {
@@ -667,8 +674,7 @@ static unsigned int openssl_mode(const struct hwoff_alg *alg)
 }
 
 /* OpenSSL's own ciphers answer either kind of octet parameter. */
-static int set_octets(OSSL_PARAM params[], const char *key, const unsigned char *value,
-		      size_t len)
+static int set_octets(OSSL_PARAM params[], const char *key, const unsigned char *value, size_t len)
 {
 	OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
 

@@ -134,7 +134,8 @@ static int gather(struct hwoff_prov *prov, const OSSL_DISPATCH *in, struct setti
 			snprintf(s->origin, sizeof(s->origin), "environment variable %s", s->env);
 		} else if (cnf[i]) {
 			s->value = cnf[i];
-			snprintf(s->origin, sizeof(s->origin), "the provider's openssl.cnf section");
+			snprintf(s->origin, sizeof(s->origin),
+				 "the provider's openssl.cnf section");
 		}
 	}
 	return 1;
@@ -142,8 +143,9 @@ static int gather(struct hwoff_prov *prov, const OSSL_DISPATCH *in, struct setti
 
 int hwoff_config_read(struct hwoff_prov *prov, const OSSL_DISPATCH *in)
 {
-	static const char *const objectives[] = { [HWOFF_THROUGHPUT] = "throughput",
-						  [HWOFF_CPU] = "cpu" };
+	static const char *const objectives[] = {
+		[HWOFF_THROUGHPUT] = "throughput", [HWOFF_CPU] = "cpu"
+	};
 	struct setting settings[SETTING_COUNT] = {
 		[TABLE] = { "table", "HWOFFLOAD_TABLE" },
 		[OBJECTIVE] = { "objective", "HWOFFLOAD_OBJECTIVE" },
@@ -155,13 +157,13 @@ int hwoff_config_read(struct hwoff_prov *prov, const OSSL_DISPATCH *in)
 	struct hwoff_config *c = &prov->config;
 	int i;
 
-	*c = (struct hwoff_config){ .objective = HWOFF_THROUGHPUT, .mode = HWOFF_RUN_AUTO,
+	*c = (struct hwoff_config){ .objective = HWOFF_THROUGHPUT,
+				    .mode = HWOFF_RUN_AUTO,
 				    .fallback = true };
 	if (!gather(prov, in, settings))
 		return 0;
 	if (settings[TABLE].value) {
-		if (!settings[TABLE].value[0] ||
-		    strlen(settings[TABLE].value) >= sizeof(c->table))
+		if (!settings[TABLE].value[0] || strlen(settings[TABLE].value) >= sizeof(c->table))
 			return bad_value(prov, &settings[TABLE], "a file name");
 		strcpy(c->table, settings[TABLE].value);
 	}

@@ -4,8 +4,8 @@
  * A digest's length is known only at its end, and a hash state cannot move from the kernel to
  * software. So the message is buffered while the path table's answer could still change with
  * more bytes; once it cannot (past the entry's last range start, or BUFFER_MAX), or when the
- * message ends, the path for the size so far takes the buffer and everything after it. While streaming to the kernel, small updates are gathered so that one system call
- * carries many of them.
+ * message ends, the path for the size so far takes the buffer and everything after it. While
+ * streaming to the kernel, small updates are gathered so that one system call carries many of them.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -21,8 +21,8 @@
 #include "backend/transport.h"
 #include "provider/provider.h"
 
-#define BUFFER_MAX (4u << 20) /* a table whose answer changes further up is served by software */
-#define GATHER_MAX (64u << 10) /* updates this small are gathered for the kernel */
+#define BUFFER_MAX   (4u << 20) /* a table whose answer changes further up is served by software */
+#define GATHER_MAX   (64u << 10) /* updates this small are gathered for the kernel */
 #define SMALL_BUFFER 512 /* above the built-in cut-off of 256 B */
 
 enum digest_state {
@@ -75,8 +75,8 @@ static int append(struct digest_ctx *c, const void *data, size_t len)
 			cap *= 2;
 		buf = OPENSSL_malloc(cap);
 		if (!buf) {
-			HWOFF_RAISE(c->prov, HWOFF_R_BAD_ARGUMENT, "%s: out of memory for %zu bytes",
-				    c->alg->name, cap);
+			HWOFF_RAISE(c->prov, HWOFF_R_BAD_ARGUMENT,
+				    "%s: out of memory for %zu bytes", c->alg->name, cap);
 			return 0;
 		}
 		memcpy(buf, c->buf, c->buf_len);
@@ -217,7 +217,8 @@ static int kernel_update(struct digest_ctx *c, const void *data, size_t len)
 	return 1;
 }
 
-/* ---- the dispatch functions --------------------------------------------------------------------- */
+/* ---- the dispatch functions ---------------------------------------------------------------------
+ */
 
 void *hwoff_digest_newctx(struct hwoff_prov *prov, const struct hwoff_alg *alg)
 {
@@ -370,7 +371,8 @@ done:
 	return 1;
 }
 
-/* ---- parameters --------------------------------------------------------------------------------- */
+/* ---- parameters ---------------------------------------------------------------------------------
+ */
 
 int hwoff_digest_get_params(const struct hwoff_alg *alg, OSSL_PARAM params[])
 {

@@ -153,7 +153,8 @@ static int find_software(struct hwoff_prov *prov, const struct hwoff_alg *alg)
 	}
 	if (!prov->software_algorithms[digest])
 		prov->software_algorithms[digest] = OSSL_PROVIDER_query_operation(
-			prov->software_provider, digest ? OSSL_OP_DIGEST : OSSL_OP_CIPHER, &no_cache);
+			prov->software_provider, digest ? OSSL_OP_DIGEST : OSSL_OP_CIPHER,
+			&no_cache);
 	for (a = prov->software_algorithms[digest]; a && a->algorithm_names; a++)
 		if (first_name_is(a->algorithm_names, alg->name))
 			break;
@@ -198,7 +199,8 @@ void hwoff_tally_flush(struct hwoff_tally *t)
 	*t = (struct hwoff_tally){ 0 };
 }
 
-/* ---- parameters: each sets params' entry for key, if it asks for one -------------------------- */
+/* ---- parameters: each sets params' entry for key, if it asks for one --------------------------
+ */
 
 int hwoff_param_set_size(OSSL_PARAM params[], const char *key, size_t value)
 {
@@ -241,7 +243,8 @@ struct hwoff_path *hwoff_prov_route(struct hwoff_prov *prov, const struct hwoff_
 	c = hwoff_decide(prov->table, alg, alg->key_bytes * 8, direction, size,
 			 prov->config.objective);
 	if (cache)
-		*cache = (struct hwoff_route_cache){ c.unusable ? c.unusable : c.path, c.from, c.to };
+		*cache = (struct hwoff_route_cache){ c.unusable ? c.unusable : c.path, c.from,
+						     c.to };
 	if (!c.unusable)
 		return c.path;
 	if (!prov->config.fallback) {
@@ -318,7 +321,8 @@ static int force_engine_path(struct hwoff_prov *prov, enum hwoff_impl_class clas
 		impl = engine_driver(prov->discovery, alg->kernel_name, class);
 		if (!impl) {
 			snprintf(prov->no_path[a], sizeof(prov->no_path[a]),
-				 "mode=%s: the kernel has no %s driver of the hwoffload engine for %s "
+				 "mode=%s: the kernel has no %s driver of the hwoffload engine for "
+				 "%s "
 				 "(is hwoffload.ko loaded? hwoffload-info lists what there is)",
 				 mode, mode, alg->kernel_name);
 			continue;
@@ -422,19 +426,20 @@ static int alg_get_params(OSSL_PARAM params[], size_t row)
 	return hwoff_cipher_get_params(alg, params);
 }
 
-#define ROW_ENTRY_POINTS(row)                                        \
-	static void *newctx_##row(void *provctx)                     \
-	{                                                            \
-		return alg_newctx(provctx, row);                     \
-	}                                                            \
-	static int get_params_##row(OSSL_PARAM params[])             \
-	{                                                            \
-		return alg_get_params(params, row);                  \
+#define ROW_ENTRY_POINTS(row)                            \
+	static void *newctx_##row(void *provctx)         \
+	{                                                \
+		return alg_newctx(provctx, row);         \
+	}                                                \
+	static int get_params_##row(OSSL_PARAM params[]) \
+	{                                                \
+		return alg_get_params(params, row);      \
 	}
 #define ROWS(X)                                                                                \
-	X(0) X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) \
-	X(16) X(17) X(18) X(19) X(20) X(21) X(22) X(23) X(24) X(25) X(26) X(27) X(28) X(29)   \
-	X(30) X(31)
+	X(0)                                                                                   \
+	X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16) \
+		X(17) X(18) X(19) X(20) X(21) X(22) X(23) X(24) X(25) X(26) X(27) X(28) X(29)  \
+			X(30) X(31)
 ROWS(ROW_ENTRY_POINTS)
 
 struct row_entry_points {
@@ -454,14 +459,14 @@ static void build_dispatch(OSSL_DISPATCH *out, size_t out_count, size_t row)
 					      ? hwoff_digest_functions
 					      : hwoff_cipher_functions;
 	int newctx_id = hwoff_alg_is_digest(&hwoff_algs[row]) ? OSSL_FUNC_DIGEST_NEWCTX
-							       : OSSL_FUNC_CIPHER_NEWCTX;
+							      : OSSL_FUNC_CIPHER_NEWCTX;
 	int get_params_id = hwoff_alg_is_digest(&hwoff_algs[row]) ? OSSL_FUNC_DIGEST_GET_PARAMS
-								   : OSSL_FUNC_CIPHER_GET_PARAMS;
+								  : OSSL_FUNC_CIPHER_GET_PARAMS;
 	size_t n = 0;
 
 	out[n++] = (OSSL_DISPATCH){ newctx_id, (void (*)(void))row_entry_points[row].newctx };
-	out[n++] = (OSSL_DISPATCH){ get_params_id,
-				    (void (*)(void))row_entry_points[row].get_params };
+	out[n++] =
+		(OSSL_DISPATCH){ get_params_id, (void (*)(void))row_entry_points[row].get_params };
 	for (; shared->function_id && n < out_count - 1; shared++)
 		out[n++] = *shared;
 	out[n] = (OSSL_DISPATCH){ 0, NULL };
@@ -476,9 +481,8 @@ static void build_algorithms(struct hwoff_prov *prov)
 
 		if (!prov->config.enabled[a])
 			continue;
-		build_dispatch(prov->dispatch[a], sizeof(prov->dispatch[a]) /
-							  sizeof(prov->dispatch[a][0]),
-			       a);
+		build_dispatch(prov->dispatch[a],
+			       sizeof(prov->dispatch[a]) / sizeof(prov->dispatch[a][0]), a);
 		slot = hwoff_alg_is_digest(&hwoff_algs[a]) ? &prov->digests[digests++]
 							   : &prov->ciphers[ciphers++];
 		*slot = (OSSL_ALGORITHM){ hwoff_algs[a].names, PROVIDER_PROPERTIES,
@@ -488,13 +492,13 @@ static void build_algorithms(struct hwoff_prov *prov)
 
 /* ---- the provider's own functions ------------------------------------------------------------ */
 
-#define PARAM_AF_ALG	      "hwoffload-af-alg"
-#define PARAM_AF_ALG_REASON   "hwoffload-af-alg-reason"
-#define PARAM_MODE	      "hwoffload-mode"
-#define PARAM_OBJECTIVE	      "hwoffload-objective"
-#define PARAM_TABLE	      "hwoffload-table"
-#define PARAM_TABLE_WARNINGS  "hwoffload-table-warnings"
-#define PARAM_STATISTICS      "hwoffload-statistics"
+#define PARAM_AF_ALG	     "hwoffload-af-alg"
+#define PARAM_AF_ALG_REASON  "hwoffload-af-alg-reason"
+#define PARAM_MODE	     "hwoffload-mode"
+#define PARAM_OBJECTIVE	     "hwoffload-objective"
+#define PARAM_TABLE	     "hwoffload-table"
+#define PARAM_TABLE_WARNINGS "hwoffload-table-warnings"
+#define PARAM_STATISTICS     "hwoffload-statistics"
 
 static const OSSL_PARAM provider_gettable[] = {
 	OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_NAME, NULL, 0),
@@ -539,11 +543,14 @@ static int provider_get_params(void *provctx, OSSL_PARAM params[])
 	return hwoff_param_set_utf8(params, OSSL_PROV_PARAM_NAME, names[prov->probe.error != 0]) &&
 	       hwoff_param_set_utf8(params, OSSL_PROV_PARAM_VERSION, PACKAGE_VERSION) &&
 	       hwoff_param_set_utf8(params, OSSL_PROV_PARAM_BUILDINFO,
-			PACKAGE_NAME " " PACKAGE_VERSION ", built against " OPENSSL_VERSION_TEXT) &&
-	       hwoff_param_set_utf8(params, PARAM_AF_ALG, prov->probe.error ? "unavailable" : "available") &&
+				    PACKAGE_NAME " " PACKAGE_VERSION
+						 ", built against " OPENSSL_VERSION_TEXT) &&
+	       hwoff_param_set_utf8(params, PARAM_AF_ALG,
+				    prov->probe.error ? "unavailable" : "available") &&
 	       hwoff_param_set_utf8(params, PARAM_AF_ALG_REASON, prov->probe.reason) &&
 	       hwoff_param_set_utf8(params, PARAM_MODE, hwoff_run_mode_name(prov->config.mode)) &&
-	       hwoff_param_set_utf8(params, PARAM_OBJECTIVE, hwoff_objective_name(prov->config.objective)) &&
+	       hwoff_param_set_utf8(params, PARAM_OBJECTIVE,
+				    hwoff_objective_name(prov->config.objective)) &&
 	       hwoff_param_set_utf8(params, PARAM_TABLE, prov->table_source) &&
 	       hwoff_param_set_utf8(params, PARAM_TABLE_WARNINGS, prov->warnings);
 }
@@ -640,9 +647,10 @@ static int set_up_software(struct hwoff_prov *prov, const OSSL_DISPATCH *in)
 	if (!OSSL_PROVIDER_available(prov->libctx, "default")) {
 		prov->default_provider = OSSL_PROVIDER_load(prov->libctx, "default");
 		if (!prov->default_provider) {
-			HWOFF_RAISE(prov, HWOFF_R_INIT,
-				    "OpenSSL's default provider does not load: hwoffload's software "
-				    "tier needs it");
+			HWOFF_RAISE(
+				prov, HWOFF_R_INIT,
+				"OpenSSL's default provider does not load: hwoffload's software "
+				"tier needs it");
 			return 0;
 		}
 	}
@@ -664,7 +672,8 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
 	pthread_mutex_init(&prov->software_lock, NULL);
 	take_core_functions(prov, in);
 	if (hwoff_alg_count > HWOFF_PROV_ALGS_MAX) {
-		HWOFF_RAISE(prov, HWOFF_R_INIT, "%zu algorithms: raise HWOFF_PROV_ALGS_MAX and ROWS()",
+		HWOFF_RAISE(prov, HWOFF_R_INIT,
+			    "%zu algorithms: raise HWOFF_PROV_ALGS_MAX and ROWS()",
 			    hwoff_alg_count);
 		goto fail;
 	}

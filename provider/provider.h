@@ -25,7 +25,7 @@
 #include "backend/table.h"
 
 #define HWOFF_PROV_ALGS_MAX 32 /* rows of the algorithm table the provider can serve */
-#define HWOFF_REPORT_MAX 4096
+#define HWOFF_REPORT_MAX    4096
 
 /* What the provider does with a request (configuration key "mode"). */
 enum hwoff_run_mode {
@@ -160,7 +160,8 @@ void hwoff_raise(const struct hwoff_prov *prov, enum hwoff_reason reason, const 
 	__attribute__((format(printf, 6, 7)));
 
 /* The default provider's implementation of a row; NULL with an error raised. */
-const struct hwoff_software *hwoff_software_of(struct hwoff_prov *prov, const struct hwoff_alg *alg);
+const struct hwoff_software *hwoff_software_of(struct hwoff_prov *prov,
+					       const struct hwoff_alg *alg);
 
 /* A context's last answer of the decision, for the sizes it holds (see struct hwoff_choice). */
 struct hwoff_route_cache {

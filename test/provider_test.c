@@ -35,8 +35,8 @@
 #define MAX_PIECES 64
 #define ENV_KEYS   6
 
-static const char *const env_keys[ENV_KEYS] = { "HWOFFLOAD_MODE",     "HWOFFLOAD_TABLE",
-						"HWOFFLOAD_OBJECTIVE", "HWOFFLOAD_FALLBACK",
+static const char *const env_keys[ENV_KEYS] = { "HWOFFLOAD_MODE",	"HWOFFLOAD_TABLE",
+						"HWOFFLOAD_OBJECTIVE",	"HWOFFLOAD_FALLBACK",
 						"HWOFFLOAD_ALGORITHMS", "HWOFFLOAD_STATS" };
 
 #if PROVIDER_TEST_IN_GUEST
@@ -47,9 +47,9 @@ static const char *const modes[] = { "software", "auto" };
 #define MODES (sizeof(modes) / sizeof(modes[0]))
 
 /* Sizes around every built-in cut-off and the driver's, then large ones. */
-static const size_t edge_lens[] = { 0,   1,   15,  16,	 17,   63,   64,   65,	 199,
-				    200, 201, 255, 256,	 257,  1023, 4095, 4096, 4097,
-				    8191, 8192, 65536 + 3, 262144 };
+static const size_t edge_lens[] = { 0,	  1,	15,   16,   17,	       63,    64,   65,
+				    199,  200,	201,  255,  256,       257,   1023, 4095,
+				    4096, 4097, 8191, 8192, 65536 + 3, 262144 };
 
 struct env {
 	OSSL_LIB_CTX *libctx;
@@ -121,12 +121,12 @@ static void error_text(char *buf, size_t size)
 
 #define ck_assert_error_says(needle) ck_assert_error_says_either(needle, needle)
 /* Where the default provider serves a whole stream, its own words are the error. */
-#define ck_assert_error_says_either(ours, openssls)                                              \
-	do {                                                                                      \
-		char text_[4096];                                                                 \
-		error_text(text_, sizeof(text_));                                                 \
-		ck_assert_msg(strstr(text_, ours) || strstr(text_, openssls),                     \
-			      "error '%s' says neither '%s' nor '%s'", text_, ours, openssls);    \
+#define ck_assert_error_says_either(ours, openssls)                                            \
+	do {                                                                                   \
+		char text_[4096];                                                              \
+		error_text(text_, sizeof(text_));                                              \
+		ck_assert_msg(strstr(text_, ours) || strstr(text_, openssls),                  \
+			      "error '%s' says neither '%s' nor '%s'", text_, ours, openssls); \
 	} while (0)
 
 static const char *provider_param(const struct env *e, const char *key)
@@ -163,7 +163,8 @@ static long long path_counter(const struct env *e, const char *path, const char 
 	return 0;
 }
 
-/* ---- one stream, in pieces ---------------------------------------------------------------------- */
+/* ---- one stream, in pieces ----------------------------------------------------------------------
+ */
 
 static size_t split(struct test_rng *rng, int how, size_t len, size_t *pieces)
 {
@@ -205,8 +206,8 @@ static size_t cipher_run(EVP_CIPHER *cipher, int enc, int padding, const unsigne
 	for (size_t i = 0; i < count; i++) {
 		if (!EVP_CipherUpdate(ctx, out + done, &outl, in + off, (int)pieces[i])) {
 			ERR_print_errors_fp(stderr);
-			ck_abort_msg("%s update %zu of %zu bytes failed", EVP_CIPHER_get0_name(cipher),
-				     i, pieces[i]);
+			ck_abort_msg("%s update %zu of %zu bytes failed",
+				     EVP_CIPHER_get0_name(cipher), i, pieces[i]);
 		}
 		done += outl;
 		off += pieces[i];
@@ -363,7 +364,8 @@ START_TEST(matches_default)
 }
 END_TEST
 
-/* ---- copies mid-stream -------------------------------------------------------------------------- */
+/* ---- copies mid-stream --------------------------------------------------------------------------
+ */
 
 START_TEST(copy_midstream)
 {
@@ -429,7 +431,8 @@ START_TEST(copy_midstream)
 }
 END_TEST
 
-/* ---- bad input ---------------------------------------------------------------------------------- */
+/* ---- bad input ----------------------------------------------------------------------------------
+ */
 
 START_TEST(bad_cipher_input)
 {
@@ -509,7 +512,8 @@ START_TEST(parameters_match_default)
 		EVP_CIPHER *hw = EVP_CIPHER_fetch(e.libctx, alg->name, "provider=hwoffload");
 		EVP_CIPHER *ref = EVP_CIPHER_fetch(e.libctx, alg->name, "provider=default");
 		EVP_CIPHER_CTX *h = EVP_CIPHER_CTX_new(), *r = EVP_CIPHER_CTX_new();
-		unsigned char key[32] = { 1 }, iv[16] = { 2 }, in[48] = { 3 }, out[48], ivh[16], ivr[16];
+		unsigned char key[32] = { 1 }, iv[16] = { 2 }, in[48] = { 3 }, out[48], ivh[16],
+			      ivr[16];
 		int outl;
 
 		ck_assert_int_eq(EVP_CIPHER_get_key_length(hw), EVP_CIPHER_get_key_length(ref));
@@ -539,7 +543,8 @@ START_TEST(parameters_match_default)
 }
 END_TEST
 
-/* ---- configuration ------------------------------------------------------------------------------ */
+/* ---- configuration ------------------------------------------------------------------------------
+ */
 
 static const struct {
 	const char *setting;
@@ -609,7 +614,8 @@ START_TEST(algorithm_list)
 }
 END_TEST
 
-/* ---- where this runs ---------------------------------------------------------------------------- */
+/* ---- where this runs ----------------------------------------------------------------------------
+ */
 
 #if !PROVIDER_TEST_IN_GUEST
 /* No AF_ALG here: the provider loads, serves software, says why; pio/dma fail clearly. */
@@ -624,8 +630,8 @@ START_TEST(no_af_alg)
 
 	load(&e, "auto", "yes");
 	ck_assert_str_eq(provider_param(&e, "hwoffload-af-alg"), "unavailable");
-	ck_assert_msg(strstr(provider_param(&e, "hwoffload-af-alg-reason"), "AF_ALG"),
-		      "reason: %s", provider_param(&e, "hwoffload-af-alg-reason"));
+	ck_assert_msg(strstr(provider_param(&e, "hwoffload-af-alg-reason"), "AF_ALG"), "reason: %s",
+		      provider_param(&e, "hwoffload-af-alg-reason"));
 	ck_assert_msg(strstr(provider_param(&e, OSSL_PROV_PARAM_NAME), "software only"), "name");
 	unload(&e);
 
@@ -694,8 +700,9 @@ START_TEST(path_switch_midstream)
 
 	snprintf(dma, sizeof(dma), "%s", engine_driver(alg->kernel_name, HWOFF_IMPL_ENGINE_DMA));
 	{
-		const struct hwoff_range_spec ranges[] = {
-			{ 0, HWOFF_SOFTWARE }, { 64, pio }, { 8192, dma } };
+		const struct hwoff_range_spec ranges[] = { { 0, HWOFF_SOFTWARE },
+							   { 64, pio },
+							   { 8192, dma } };
 
 		for (int dir = 0; dir < HWOFF_DIRECTION_COUNT; dir++)
 			if ((dir == HWOFF_DIGEST) == hwoff_alg_is_digest(alg))
