@@ -577,7 +577,7 @@ START_TEST(bad_table_file)
 {
 	char path[4096], setting[4200], expect[4200];
 	const char *settings[] = { setting, NULL };
-	const char *srcdir = getenv("top_srcdir");
+	const char *srcdir = getenv("HWOFFLOAD_SRCDIR");
 	struct env e;
 
 	snprintf(path, sizeof(path), "%s/test/data/table-bad/range-decreasing.txt",
