@@ -25,11 +25,12 @@
 #define AES_BLOCK	16
 #define AES_KEY_MAX	32
 #define KERNEL_SESSIONS 4 /* distinct kernel paths one stream has used: PIO and DMA in practice */
+#define CHAIN_NOBODY	(-2) /* cipher_ctx.chain_holder: only chain has it */
+#define CHAIN_SOFTWARE	(-1)
 
 struct kernel_session {
 	struct hwoff_path *path;
 	struct hwoff_skcipher *skcipher;
-	bool chain_current; /* its IV is the stream's chaining value */
 };
 
 struct cipher_ctx {
@@ -56,7 +57,11 @@ struct cipher_ctx {
 	const struct hwoff_software *sw; /* the default provider's functions, once used */
 	void *software; /* its context */
 	bool software_keyed;
-	bool software_chain_current;
+	/*
+	 * Which context's IV is the chaining value now: one kernel session (its index), software,
+	 * or none; every other is told it before its next request.
+	 */
+	int chain_holder;
 	struct kernel_session kernel[KERNEL_SESSIONS];
 };
 
@@ -70,21 +75,23 @@ static enum hwoff_direction direction_of(const struct cipher_ctx *c)
 	return c->encrypt ? HWOFF_ENCRYPT : HWOFF_DECRYPT;
 }
 
-static void drop_kernel_sessions(struct cipher_ctx *c)
+static int session_index(const struct cipher_ctx *c, const struct kernel_session *s)
 {
-	for (int i = 0; i < KERNEL_SESSIONS; i++) {
-		hwoff_skcipher_free(c->kernel[i].skcipher);
-		c->kernel[i] = (struct kernel_session){ 0 };
-	}
+	return (int)(s - c->kernel);
 }
 
-/* After one path moved the chaining value, every other must be told before its next request. */
-static void chain_moved_by(struct cipher_ctx *c, const struct kernel_session *by)
+static void drop_kernel_session(struct cipher_ctx *c, struct kernel_session *s)
+{
+	hwoff_skcipher_free(s->skcipher);
+	*s = (struct kernel_session){ 0 };
+	if (c->chain_holder == session_index(c, s))
+		c->chain_holder = CHAIN_NOBODY;
+}
+
+static void drop_kernel_sessions(struct cipher_ctx *c)
 {
 	for (int i = 0; i < KERNEL_SESSIONS; i++)
-		c->kernel[i].chain_current = &c->kernel[i] == by;
-	if (by)
-		c->software_chain_current = false;
+		drop_kernel_session(c, &c->kernel[i]);
 }
 
 /* CTR's counter is a 128-bit big-endian number that wraps. */
@@ -120,20 +127,13 @@ static struct kernel_session *kernel_session(struct cipher_ctx *c, struct hwoff_
 	if (!free_slot) {
 		/* More paths than slots: a table that alternates many drivers. Reuse the first. */
 		free_slot = &c->kernel[0];
-		hwoff_skcipher_free(free_slot->skcipher);
-		*free_slot = (struct kernel_session){ 0 };
+		drop_kernel_session(c, free_slot);
 	}
 	if (hwoff_skcipher_new(&free_slot->skcipher, c->alg, path->name, c->key, c->alg->key_bytes,
 			       err, err_len))
 		return NULL;
 	free_slot->path = path;
 	return free_slot;
-}
-
-static void drop_kernel_session(struct kernel_session *s)
-{
-	hwoff_skcipher_free(s->skcipher);
-	*s = (struct kernel_session){ 0 };
 }
 
 /*
@@ -165,7 +165,7 @@ static int kernel_crypt(struct cipher_ctx *c, struct hwoff_path *path, const uns
 		memcpy(copy, in, len);
 		in = copy;
 	}
-	ret = s->chain_current || !c->alg->iv_bytes
+	ret = c->chain_holder == session_index(c, s) || !c->alg->iv_bytes
 		      ? 0
 		      : hwoff_skcipher_set_iv(s->skcipher, c->chain, AES_BLOCK);
 	if (!ret)
@@ -174,7 +174,7 @@ static int kernel_crypt(struct cipher_ctx *c, struct hwoff_path *path, const uns
 		bool may_redo;
 
 		snprintf(err, sizeof(err), "%s", hwoff_skcipher_error(s->skcipher));
-		drop_kernel_session(s);
+		drop_kernel_session(c, s);
 		may_redo =
 			hwoff_prov_kernel_failed(c->prov, path, HWOFF_FALLBACK_REQUEST_FAILED, err);
 		if (may_redo && copy)
@@ -183,7 +183,7 @@ static int kernel_crypt(struct cipher_ctx *c, struct hwoff_path *path, const uns
 		return may_redo ? -1 : 0;
 	}
 	OPENSSL_clear_free(copy, len);
-	chain_moved_by(c, s);
+	c->chain_holder = session_index(c, s);
 	return 1;
 }
 
@@ -213,15 +213,14 @@ static int software_crypt(struct cipher_ctx *c, const unsigned char *in, unsigne
 		    !init(c->software, c->key, c->alg->key_bytes, iv, iv_len, params))
 			goto fail;
 		c->software_keyed = true;
-	} else if (!c->software_chain_current && iv &&
+	} else if (c->chain_holder != CHAIN_SOFTWARE && iv &&
 		   !init(c->software, NULL, 0, iv, iv_len, NULL)) {
 		goto fail;
 	}
 	if (!c->sw->cipher.cipher(c->software, out, &outl, len, in, len) || outl != len)
 		goto fail;
-	chain_moved_by(c, NULL);
 	/* After a partial CTR block OpenSSL keeps the rest of that keystream; we keep our own. */
-	c->software_chain_current = !(is_ctr(c) && len % AES_BLOCK);
+	c->chain_holder = is_ctr(c) && len % AES_BLOCK ? CHAIN_NOBODY : CHAIN_SOFTWARE;
 	return 1;
 fail:
 	HWOFF_RAISE(c->prov, HWOFF_R_SOFTWARE, "%s in the default provider failed", c->alg->name);
@@ -285,7 +284,7 @@ static int recover_keystream(struct cipher_ctx *c)
 
 	memcpy(counter, c->chain, AES_BLOCK);
 	counter_sub_one(c->chain);
-	c->software_chain_current = false;
+	c->chain_holder = CHAIN_NOBODY;
 	/* Encrypting zeros from there gives that block's keystream, and leaves software at counter.
 	 */
 	ok = software_crypt(c, zeros, c->keystream, AES_BLOCK);
@@ -323,6 +322,7 @@ void *hwoff_cipher_newctx(struct hwoff_prov *prov, const struct hwoff_alg *alg)
 	c->prov = prov;
 	c->alg = alg;
 	c->padding = true;
+	c->chain_holder = CHAIN_NOBODY;
 	return c;
 }
 
@@ -347,6 +347,8 @@ static void *cipher_dupctx(void *vctx)
 		return NULL;
 	/* The copy makes its own kernel sessions when it needs them, from its chaining value. */
 	memset(c->kernel, 0, sizeof(c->kernel));
+	if (c->chain_holder >= 0)
+		c->chain_holder = CHAIN_NOBODY;
 	c->tally = (struct hwoff_tally){ 0 };
 	c->software = NULL;
 	if (src->software) {
@@ -457,8 +459,7 @@ static int cipher_init(struct cipher_ctx *c, bool encrypt, const unsigned char *
 	c->buf_len = 0;
 	c->num = 0;
 	c->keystream_known = false;
-	chain_moved_by(c, NULL);
-	c->software_chain_current = false;
+	c->chain_holder = CHAIN_NOBODY;
 	if (c->software_only && !delegate_init(c))
 		return 0;
 	return cipher_set_ctx_params(c, params);
