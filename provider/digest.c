@@ -7,6 +7,7 @@
  * message ends, the path for the size so far takes the buffer and everything after it. While
  * streaming to the kernel, small updates are gathered so that one system call carries many of them.
  */
+#include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,7 +40,6 @@ struct digest_ctx {
 	unsigned char *buf; /* BUFFERING: the message; KERNEL: gathered updates */
 	size_t buf_len, buf_cap;
 	size_t buf_dirty; /* bytes of buf ever written: what freeing wipes */
-	unsigned char small[SMALL_BUFFER]; /* buf until a message outgrows it: no malloc */
 	size_t total; /* message bytes so far */
 	struct hwoff_path *path; /* what serves this message */
 	struct hwoff_hash *kernel; /* on kernel_path, kept across messages */
@@ -48,6 +48,8 @@ struct digest_ctx {
 	const struct hwoff_software *sw; /* the default provider's functions, once used */
 	void *software; /* its context */
 	struct hwoff_tally tally;
+	/* Last, and never zeroed: only what was written is wiped (buf_dirty). */
+	unsigned char small[SMALL_BUFFER]; /* buf until a message outgrows it: no malloc */
 };
 
 static struct hwoff_path *software_path(struct digest_ctx *c)
@@ -226,9 +228,10 @@ void *hwoff_digest_newctx(struct hwoff_prov *prov, const struct hwoff_alg *alg)
 
 	if (!hwoff_prov_can_serve(prov, alg))
 		return NULL;
-	c = OPENSSL_zalloc(sizeof(*c));
+	c = OPENSSL_malloc(sizeof(*c));
 	if (!c)
 		return NULL;
+	memset(c, 0, offsetof(struct digest_ctx, small));
 	c->prov = prov;
 	c->alg = alg;
 	c->state = DIGEST_FINISHED;
@@ -253,11 +256,12 @@ static void digest_freectx(void *vctx)
 
 static void *digest_dupctx(void *vctx)
 {
-	struct digest_ctx *src = vctx, *c = OPENSSL_memdup(src, sizeof(*src));
+	struct digest_ctx *src = vctx, *c = OPENSSL_malloc(sizeof(*src));
 	char err[HWOFF_TRANSPORT_ERROR_MAX];
 
 	if (!c)
 		return NULL;
+	memcpy(c, src, offsetof(struct digest_ctx, small)); /* the buffer's bytes: append() */
 	c->buf = c->small;
 	c->buf_cap = sizeof(c->small);
 	c->buf_len = c->buf_dirty = 0;
