@@ -405,6 +405,16 @@ int hwoff_discover(struct hwoff_discovery *d, char *err, size_t err_len)
 	return 0;
 }
 
+const struct hwoff_impl *hwoff_discovery_find_class(const struct hwoff_discovery *d,
+						    const char *kernel_name,
+						    enum hwoff_impl_class class)
+{
+	for (size_t i = 0; i < d->count; i++)
+		if (d->impls[i].class == class && strcmp(d->impls[i].name, kernel_name) == 0)
+			return &d->impls[i];
+	return NULL;
+}
+
 const struct hwoff_impl *hwoff_discovery_find(const struct hwoff_discovery *d, const char *driver)
 {
 	for (size_t i = 0; i < d->count; i++)

@@ -77,6 +77,11 @@ int hwoff_discovery_query_kernel_flags(struct hwoff_discovery *d);
 /* This machine: /proc/crypto, then netlink. Returns 0, or -1 with err filled. */
 int hwoff_discover(struct hwoff_discovery *d, char *err, size_t err_len);
 
+/* The first implementation of kernel_name in this class (e.g. the engine's PIO driver), or NULL. */
+const struct hwoff_impl *hwoff_discovery_find_class(const struct hwoff_discovery *d,
+						    const char *kernel_name,
+						    enum hwoff_impl_class class);
+
 /* The implementation with this driver name, or NULL. */
 const struct hwoff_impl *hwoff_discovery_find(const struct hwoff_discovery *d, const char *driver);
 

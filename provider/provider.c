@@ -291,15 +291,6 @@ static enum hwoff_direction last_direction(const struct hwoff_alg *alg)
 	return hwoff_alg_is_digest(alg) ? HWOFF_DIGEST : HWOFF_DECRYPT;
 }
 
-static const struct hwoff_impl *engine_driver(const struct hwoff_discovery *d,
-					      const char *kernel_name, enum hwoff_impl_class class)
-{
-	for (size_t i = 0; i < d->count; i++)
-		if (d->impls[i].class == class && strcmp(d->impls[i].name, kernel_name) == 0)
-			return &d->impls[i];
-	return NULL;
-}
-
 /* mode pio or dma: every size of every row to that driver of the engine, where it has one. */
 static int force_engine_path(struct hwoff_prov *prov, enum hwoff_impl_class class)
 {
@@ -318,7 +309,7 @@ static int force_engine_path(struct hwoff_prov *prov, enum hwoff_impl_class clas
 				 "mode=%s: AF_ALG is unavailable: %s", mode, prov->probe.reason);
 			continue;
 		}
-		impl = engine_driver(prov->discovery, alg->kernel_name, class);
+		impl = hwoff_discovery_find_class(prov->discovery, alg->kernel_name, class);
 		if (!impl) {
 			snprintf(prov->no_path[a], sizeof(prov->no_path[a]),
 				 "mode=%s: the kernel has no %s driver of the hwoffload engine for "
@@ -403,18 +394,13 @@ static int set_up_routes(struct hwoff_prov *prov)
 
 /* ---- per-row entry points: OpenSSL's newctx and get_params carry no algorithm --------------- */
 
-static struct hwoff_prov *provctx_of(void *provctx)
-{
-	return provctx;
-}
-
 static void *alg_newctx(void *provctx, size_t row)
 {
 	const struct hwoff_alg *alg = &hwoff_algs[row];
 
 	if (hwoff_alg_is_digest(alg))
-		return hwoff_digest_newctx(provctx_of(provctx), alg);
-	return hwoff_cipher_newctx(provctx_of(provctx), alg);
+		return hwoff_digest_newctx(provctx, alg);
+	return hwoff_cipher_newctx(provctx, alg);
 }
 
 static int alg_get_params(OSSL_PARAM params[], size_t row)
@@ -435,11 +421,12 @@ static int alg_get_params(OSSL_PARAM params[], size_t row)
 	{                                                \
 		return alg_get_params(params, row);      \
 	}
-#define ROWS(X)                                                                                \
-	X(0)                                                                                   \
-	X(1) X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16) \
-		X(17) X(18) X(19) X(20) X(21) X(22) X(23) X(24) X(25) X(26) X(27) X(28) X(29)  \
-			X(30) X(31)
+#define ROWS(X)                                                                                 \
+	X(0)                                                                                    \
+	X(1)                                                                                    \
+	X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16) X(17) \
+		X(18) X(19) X(20) X(21) X(22) X(23) X(24) X(25) X(26) X(27) X(28) X(29) X(30)   \
+			X(31)
 ROWS(ROW_ENTRY_POINTS)
 
 struct row_entry_points {

@@ -653,18 +653,14 @@ END_TEST
 static const char *engine_driver(const char *kernel_name, enum hwoff_impl_class class)
 {
 	static struct hwoff_discovery d;
-	static char driver[HWOFF_NAME_MAX];
+	const struct hwoff_impl *impl;
 	char err[256];
 
 	ck_assert_msg(hwoff_discover(&d, err, sizeof(err)) == 0, "%s", err);
-	for (size_t i = 0; i < d.count; i++)
-		if (d.impls[i].class == class && !strcmp(d.impls[i].name, kernel_name)) {
-			snprintf(driver, sizeof(driver), "%s", d.impls[i].driver);
-			return driver;
-		}
-	ck_abort_msg("no %s driver of the engine for %s", hwoff_impl_class_name(class),
-		     kernel_name);
-	return NULL;
+	impl = hwoff_discovery_find_class(&d, kernel_name, class);
+	ck_assert_msg(impl, "no %s driver of the engine for %s", hwoff_impl_class_name(class),
+		      kernel_name);
+	return impl->driver;
 }
 
 START_TEST(af_alg_here)
