@@ -48,10 +48,15 @@ struct cipher_ctx {
 	unsigned int num; /* CTR: bytes of the current keystream block used; 0 = none */
 	bool keystream_known;
 	/*
-	 * The table sends every size of this direction to software: the default provider's
-	 * context is the stream (its buffer, padding, IV), and each call goes straight to it.
+	 * While the stream's requests are smaller than delegate_below, which the table sends to
+	 * software, the default provider's context is the stream (its buffer, padding, chaining
+	 * value, CTR position) and each call goes straight to it: the cost of a small request is
+	 * then OpenSSL's own. buf mirrors what that context buffers, so that the stream can leave
+	 * it for a larger request. delegate_below is 0 when the smallest requests go elsewhere,
+	 * SIZE_MAX when every size goes to software.
 	 */
-	bool software_only;
+	size_t delegate_below;
+	bool delegated;
 	struct hwoff_tally tally;
 	struct hwoff_route_cache route; /* reset by init: the direction may change */
 	const struct hwoff_software *sw; /* the default provider's functions, once used */
@@ -236,9 +241,7 @@ static int crypt_blocks(struct cipher_ctx *c, const unsigned char *in, unsigned 
 			size_t len, size_t route_size)
 {
 	struct hwoff_path *path =
-		c->software_only
-			? &c->prov->table->paths[0]
-			: hwoff_prov_route(c->prov, c->alg, direction_of(c), route_size, &c->route);
+		hwoff_prov_route(c->prov, c->alg, direction_of(c), route_size, &c->route);
 	unsigned char last_in[AES_BLOCK];
 	int ret = -1;
 
@@ -363,16 +366,22 @@ static void *cipher_dupctx(void *vctx)
 
 static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[]);
 
-static bool software_only(const struct cipher_ctx *c)
+/* The smallest request the table sends elsewhere than software: SIZE_MAX when none. */
+static size_t software_below(const struct cipher_ctx *c)
 {
 	struct hwoff_prov *prov = c->prov;
-	unsigned int key_bits = c->alg->key_bytes * 8;
-	struct hwoff_choice at_zero = hwoff_decide(prov->table, c->alg, key_bits, direction_of(c),
-						   0, prov->config.objective);
+	size_t size = 0;
 
-	return at_zero.path->software && !at_zero.unusable &&
-	       hwoff_table_next_start(prov->table, c->alg, key_bits, direction_of(c), 0,
-				      prov->config.objective) == SIZE_MAX;
+	while (size != SIZE_MAX) {
+		struct hwoff_choice choice =
+			hwoff_decide(prov->table, c->alg, c->alg->key_bytes * 8, direction_of(c),
+				     size, prov->config.objective);
+
+		if (!choice.path->software || choice.unusable)
+			break;
+		size = choice.to;
+	}
+	return size;
 }
 
 static struct hwoff_path *software_path(struct cipher_ctx *c)
@@ -380,8 +389,22 @@ static struct hwoff_path *software_path(struct cipher_ctx *c)
 	return &c->prov->table->paths[0];
 }
 
-/* The default provider's context takes the stream, from our key, chaining value and padding. */
-static int delegate_init(struct cipher_ctx *c)
+/* ECB, CBC: the bytes a stream of total bytes keeps back for later (as OpenSSL does). */
+static size_t bytes_kept(const struct cipher_ctx *c, size_t total)
+{
+	size_t keep = total % AES_BLOCK;
+
+	/* Decrypting with padding keeps the last whole block too: only final() knows it is last. */
+	if (!c->encrypt && c->padding && !keep)
+		keep = AES_BLOCK;
+	return keep;
+}
+
+/*
+ * The default provider's context takes the stream: our key, chaining value and padding, and
+ * the bytes we keep back. Not for a CTR stream in the middle of a keystream block.
+ */
+static int enter_delegation(struct cipher_ctx *c)
 {
 	OSSL_FUNC_cipher_encrypt_init_fn *init;
 	unsigned int padding = c->padding;
@@ -389,6 +412,8 @@ static int delegate_init(struct cipher_ctx *c)
 		OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, &padding),
 		OSSL_PARAM_END,
 	};
+	unsigned char none[AES_BLOCK];
+	size_t outl;
 
 	if (!c->sw) {
 		c->sw = hwoff_software_of(c->prov, c->alg);
@@ -400,34 +425,82 @@ static int delegate_init(struct cipher_ctx *c)
 	init = c->encrypt ? c->sw->cipher.encrypt_init : c->sw->cipher.decrypt_init;
 	if (!c->software ||
 	    !init(c->software, c->keyed && !c->software_keyed ? c->key : NULL, c->alg->key_bytes,
-		  c->alg->iv_bytes ? c->chain : NULL, c->alg->iv_bytes, params)) {
+		  c->alg->iv_bytes ? c->chain : NULL, c->alg->iv_bytes, params) ||
+	    (c->buf_len && (!c->sw->cipher.update(c->software, none, &outl, sizeof(none), c->buf,
+						  c->buf_len) ||
+			    outl))) {
 		HWOFF_RAISE(c->prov, HWOFF_R_SOFTWARE, "%s in the default provider failed",
 			    c->alg->name);
+		c->software_keyed = false;
 		return 0;
 	}
 	c->software_keyed = c->keyed;
+	c->delegated = true;
 	return 1;
 }
 
-/* Leaving a delegated stream: its chaining value is in the default provider's context. */
-static int take_back_chain(struct cipher_ctx *c)
+/* The stream leaves the default provider's context, with its chaining value and CTR position. */
+static int leave_delegation(struct cipher_ctx *c)
 {
 	OSSL_PARAM params[] = {
 		OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, c->chain, AES_BLOCK),
+		OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, &c->num),
 		OSSL_PARAM_END,
 	};
 
-	return !c->software_only || !c->software_keyed || !c->alg->iv_bytes ||
-	       c->sw->cipher.get_ctx_params(c->software, params);
+	if (!c->delegated)
+		return 1;
+	c->delegated = false;
+	c->keystream_known = false;
+	c->chain_holder = CHAIN_NOBODY; /* software_crypt() sets it again */
+	if (!c->software_keyed || c->sw->cipher.get_ctx_params(c->software, params))
+		return 1;
+	HWOFF_RAISE(c->prov, HWOFF_R_SOFTWARE, "%s in the default provider failed", c->alg->name);
+	return 0;
+}
+
+/*
+ * Who serves a request of size bytes: 1, the default provider's context (entering it when the
+ * stream can); 0, the stream's own paths (leaving it); -1: failed, error raised.
+ */
+static int delegated_for(struct cipher_ctx *c, size_t size)
+{
+	if (size >= c->delegate_below)
+		return leave_delegation(c) ? 0 : -1;
+	if (c->delegated)
+		return 1;
+	if (is_ctr(c) && c->num)
+		return 0;
+	return enter_delegation(c) ? 1 : -1;
+}
+
+static int delegated_update(struct cipher_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
+			    const unsigned char *in, size_t inl)
+{
+	/* Mirror what the default provider keeps back; before it runs, as in may be out. */
+	if (!is_ctr(c) && inl) {
+		size_t total = c->buf_len + inl, keep = bytes_kept(c, total);
+
+		if (total <= keep) {
+			memcpy(c->buf + c->buf_len, in, inl);
+			c->buf_len = total;
+		} else {
+			memcpy(c->buf, in + inl - keep, keep);
+			c->buf_len = keep;
+		}
+	}
+	if (!c->sw->cipher.update(c->software, out, outl, outsize, in, inl))
+		return 0;
+	if (inl)
+		hwoff_tally_add(&c->tally, software_path(c), inl);
+	return 1;
 }
 
 static int cipher_init(struct cipher_ctx *c, bool encrypt, const unsigned char *key, size_t keylen,
 		       const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
 {
-	bool was_software_only = c->software_only;
-
 	hwoff_tally_flush(&c->tally);
-	if (!take_back_chain(c))
+	if (!leave_delegation(c))
 		return 0;
 	if (key) {
 		if (keylen != c->alg->key_bytes) {
@@ -453,14 +526,12 @@ static int cipher_init(struct cipher_ctx *c, bool encrypt, const unsigned char *
 		c->software_keyed = false;
 	c->encrypt = encrypt;
 	c->route = (struct hwoff_route_cache){ 0 };
-	c->software_only = software_only(c);
-	if (c->software_only != was_software_only)
-		c->software_keyed = false; /* its padding differs between the two uses */
+	c->delegate_below = software_below(c);
 	c->buf_len = 0;
 	c->num = 0;
 	c->keystream_known = false;
 	c->chain_holder = CHAIN_NOBODY;
-	if (c->software_only && !delegate_init(c))
+	if (c->delegate_below && !enter_delegation(c))
 		return 0;
 	return cipher_set_ctx_params(c, params);
 }
@@ -500,17 +571,12 @@ static int check_room(struct cipher_ctx *c, size_t need, size_t outsize)
 	return 0;
 }
 
-/*
- * ECB and CBC: whole blocks go now, the rest waits in buf. Decrypting with padding keeps the
- * last whole block back too, since only final() knows it is the last.
- */
+/* ECB and CBC: whole blocks go now, the rest waits in buf. */
 static int block_update(struct cipher_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
 			const unsigned char *in, size_t inl)
 {
-	size_t total = c->buf_len + inl, keep = total % AES_BLOCK, todo, bulk;
+	size_t total = c->buf_len + inl, keep = bytes_kept(c, total), todo, bulk;
 
-	if (!c->encrypt && c->padding && !keep)
-		keep = AES_BLOCK;
 	if (total <= keep) {
 		memcpy(c->buf + c->buf_len, in, inl);
 		c->buf_len = total;
@@ -548,12 +614,11 @@ static int cipher_update(void *vctx, unsigned char *out, size_t *outl, size_t ou
 
 	if (!check_call(c, out, in, inl))
 		return 0;
-	if (c->software_only) {
-		if (!c->sw->cipher.update(c->software, out, outl, outsize, in, inl))
-			return 0;
-		if (inl)
-			hwoff_tally_add(&c->tally, software_path(c), inl);
-		return 1;
+	switch (delegated_for(c, c->buf_len + inl)) {
+	case 1:
+		return delegated_update(c, out, outl, outsize, in, inl);
+	case -1:
+		return 0;
 	}
 	if (!inl) {
 		*outl = 0;
@@ -575,8 +640,10 @@ static int cipher_final(void *vctx, unsigned char *out, size_t *outl, size_t out
 
 	if (!check_call(c, out, NULL, 0))
 		return 0;
-	if (c->software_only)
+	if (c->delegated) {
+		c->buf_len = 0;
 		return c->sw->cipher.final(c->software, out, outl, outsize);
+	}
 	*outl = 0;
 	if (is_ctr(c))
 		return 1;
@@ -637,12 +704,15 @@ static int cipher_cipher(void *vctx, unsigned char *out, size_t *outl, size_t ou
 			    inl);
 		return 0;
 	}
-	if (c->software_only) {
+	switch (delegated_for(c, inl)) {
+	case 1:
 		if (!c->sw->cipher.cipher(c->software, out, outl, outsize, in, inl))
 			return 0;
 		if (inl)
 			hwoff_tally_add(&c->tally, software_path(c), inl);
 		return 1;
+	case -1:
+		return 0;
 	}
 	*outl = 0;
 	if (!inl)
@@ -719,10 +789,10 @@ static int cipher_get_ctx_params(void *vctx, OSSL_PARAM params[])
 	struct cipher_ctx *c = vctx;
 
 	/* A delegated stream's num and updated IV are the default provider's to tell. */
-	if (c->software_only && c->software_keyed &&
+	if (c->delegated && c->software_keyed &&
 	    !c->sw->cipher.get_ctx_params(c->software, params))
 		return 0;
-	if (c->software_only && c->software_keyed)
+	if (c->delegated && c->software_keyed)
 		return hwoff_param_set_size(params, OSSL_CIPHER_PARAM_KEYLEN, c->alg->key_bytes) &&
 		       hwoff_param_set_size(params, OSSL_CIPHER_PARAM_IVLEN, c->alg->iv_bytes) &&
 		       set_octets(params, OSSL_CIPHER_PARAM_IV, c->iv, c->alg->iv_bytes);
@@ -802,7 +872,7 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 		}
 	}
 	/* A delegated stream's padding and num are kept by the default provider's context. */
-	if (c->software_only && c->software && !c->sw->cipher.set_ctx_params(c->software, params))
+	if (c->delegated && !c->sw->cipher.set_ctx_params(c->software, params))
 		return 0;
 	return 1;
 bad:
