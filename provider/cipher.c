@@ -485,7 +485,8 @@ static int delegated_update(struct cipher_ctx *c, unsigned char *out, size_t *ou
 			memcpy(c->buf + c->buf_len, in, inl);
 			c->buf_len = total;
 		} else {
-			memcpy(c->buf, in + inl - keep, keep);
+			if (keep)
+				memcpy(c->buf, in + inl - keep, keep);
 			c->buf_len = keep;
 		}
 	}

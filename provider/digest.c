@@ -228,6 +228,10 @@ void *hwoff_digest_newctx(struct hwoff_prov *prov, const struct hwoff_alg *alg)
 
 	if (!hwoff_prov_can_serve(prov, alg))
 		return NULL;
+	c = atomic_exchange_explicit(&prov->spare_digest[hwoff_alg_index(alg)], NULL,
+				     memory_order_acquire);
+	if (c)
+		return c;
 	c = OPENSSL_malloc(sizeof(*c));
 	if (!c)
 		return NULL;
@@ -240,18 +244,49 @@ void *hwoff_digest_newctx(struct hwoff_prov *prov, const struct hwoff_alg *alg)
 	return c;
 }
 
-static void digest_freectx(void *vctx)
+static void free_digest_ctx(struct digest_ctx *c)
 {
-	struct digest_ctx *c = vctx;
-
-	if (!c)
-		return;
-	hwoff_tally_flush(&c->tally);
 	drop_kernel(c);
 	if (c->software)
 		c->sw->digest.freectx(c->software);
 	wipe_buffer(c);
 	OPENSSL_free(c); /* its buffer was wiped above; it holds no key */
+}
+
+/* Kept as its row's spare when there is none, wiped, with its software and kernel contexts. */
+static void digest_freectx(void *vctx)
+{
+	struct digest_ctx *c = vctx;
+	void *none = NULL;
+
+	if (!c)
+		return;
+	hwoff_tally_flush(&c->tally);
+	if (c->state != DIGEST_FINISHED) {
+		if (c->software && !c->sw->digest.init(c->software, NULL)) {
+			free_digest_ctx(c);
+			return;
+		}
+		if (c->state == DIGEST_KERNEL)
+			drop_kernel(c); /* its partial message goes with the socket */
+	}
+	wipe_buffer(c);
+	c->buf_len = 0;
+	c->state = DIGEST_FINISHED;
+	if (!atomic_compare_exchange_strong_explicit(
+		    &c->prov->spare_digest[hwoff_alg_index(c->alg)], &none, c, memory_order_release,
+		    memory_order_relaxed))
+		free_digest_ctx(c);
+}
+
+void hwoff_digest_free_spares(struct hwoff_prov *prov)
+{
+	for (size_t i = 0; i < HWOFF_PROV_ALGS_MAX; i++) {
+		struct digest_ctx *c = atomic_exchange(&prov->spare_digest[i], NULL);
+
+		if (c)
+			free_digest_ctx(c);
+	}
 }
 
 static void *digest_dupctx(void *vctx)
@@ -287,7 +322,7 @@ static void *digest_dupctx(void *vctx)
 	}
 	return c;
 fail:
-	digest_freectx(c);
+	free_digest_ctx(c);
 	return NULL;
 }
 

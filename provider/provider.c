@@ -579,6 +579,7 @@ static void provider_teardown(void *provctx)
 		return;
 	if (prov->config.stats && prov->table)
 		print_statistics(prov);
+	hwoff_digest_free_spares(prov);
 	for (int digest = 0; digest < 2; digest++)
 		if (prov->software_algorithms[digest])
 			OSSL_PROVIDER_unquery_operation(prov->software_provider,
