@@ -183,26 +183,26 @@ static int start_kernel(struct digest_ctx *c, struct hwoff_path *path)
 	return 1;
 }
 
-/* The path for the message so far takes it over: the table's answer will not change now. */
-static int commit(struct digest_ctx *c)
+/*
+ * The path for a message of size bytes takes it over, from the buffered bytes on: the table's
+ * answer will not change now.
+ */
+static int commit(struct digest_ctx *c, size_t size)
 {
-	struct hwoff_path *path = hwoff_prov_route(c->prov, c->alg, HWOFF_DIGEST, c->buf_len, NULL);
+	struct hwoff_path *path = hwoff_prov_route(c->prov, c->alg, HWOFF_DIGEST, size, NULL);
 
 	if (!path)
 		return 0;
 	return path->software ? start_software(c) : start_kernel(c, path);
 }
 
-/* While buffering: commit once no larger message could take another path. */
-static int settle(struct digest_ctx *c)
+/* Whether no message larger than size bytes could take another path. */
+static bool settled(const struct digest_ctx *c, size_t size)
 {
 	struct hwoff_prov *prov = c->prov;
 
-	if (c->buf_len < BUFFER_MAX &&
-	    hwoff_table_next_start(prov->table, c->alg, 0, HWOFF_DIGEST, c->buf_len,
-				   prov->config.objective) != SIZE_MAX)
-		return 1;
-	return commit(c);
+	return size >= BUFFER_MAX || hwoff_table_next_start(prov->table, c->alg, 0, HWOFF_DIGEST,
+							    size, prov->config.objective) == SIZE_MAX;
 }
 
 static int kernel_update(struct digest_ctx *c, const void *data, size_t len)
@@ -336,7 +336,7 @@ static int digest_init(void *vctx, const OSSL_PARAM params[])
 	c->total = 0;
 	c->state = DIGEST_BUFFERING;
 	c->path = NULL;
-	return settle(c);
+	return !settled(c, 0) || commit(c, 0);
 }
 
 static int digest_update(void *vctx, const unsigned char *in, size_t inl)
@@ -355,10 +355,17 @@ static int digest_update(void *vctx, const unsigned char *in, size_t inl)
 			    c->alg->name, inl);
 		return 0;
 	}
+	if (c->state == DIGEST_BUFFERING) {
+		/* Not copied when this update settles the path: the path takes it as it comes. */
+		if (!settled(c, c->total + inl)) {
+			c->total += inl;
+			return append(c, in, inl);
+		}
+		if (!commit(c, c->total + inl))
+			return 0;
+	}
 	c->total += inl;
 	switch (c->state) {
-	case DIGEST_BUFFERING:
-		return append(c, in, inl) && settle(c);
 	case DIGEST_KERNEL:
 		return kernel_update(c, in, inl);
 	case DIGEST_SOFTWARE:
@@ -385,7 +392,7 @@ static int digest_final(void *vctx, unsigned char *out, size_t *outl, size_t out
 		return 0;
 	}
 	/* Ended while the table could still have chosen: the message's size decides. */
-	if (c->state == DIGEST_BUFFERING && !commit(c))
+	if (c->state == DIGEST_BUFFERING && !commit(c, c->total))
 		return 0;
 	if (c->state == DIGEST_KERNEL) {
 		if (!c->buf_len || !hwoff_hash_update(c->kernel, c->buf, c->buf_len)) {
