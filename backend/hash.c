@@ -146,15 +146,24 @@ int hwoff_hash_update(struct hwoff_hash *h, const void *data, size_t len)
 	return 0;
 }
 
+static int check_digest_buffer(struct hwoff_hash *h, size_t md_len)
+{
+	size_t digest_len = h->s.alg->digest_bytes;
+
+	if (md_len >= digest_len)
+		return 0;
+	return hwoff_afalg_fail(&h->s, EINVAL, h->s.alg->name,
+				": a digest buffer of %zu bytes, the digest has %zu", md_len,
+				digest_len);
+}
+
 int hwoff_hash_final(struct hwoff_hash *h, unsigned char *md, size_t md_len)
 {
 	size_t digest_len = h->s.alg->digest_bytes;
-	ssize_t ret;
+	ssize_t ret = check_digest_buffer(h, md_len);
 
-	if (md_len < digest_len)
-		return hwoff_afalg_fail(&h->s, EINVAL, h->s.alg->name,
-					": a digest buffer of %zu bytes, the digest has %zu",
-					md_len, digest_len);
+	if (ret)
+		return (int)ret;
 	ret = own_sockets(h);
 	if (ret)
 		return (int)ret;
@@ -164,6 +173,30 @@ int hwoff_hash_final(struct hwoff_hash *h, unsigned char *md, size_t md_len)
 		return request_failed(h, ret < 0 ? errno : EIO, "recvmsg", digest_len);
 	h->started = false;
 	return 0;
+}
+
+/*
+ * The last bytes go without MSG_MORE: since Linux 6.5 algif_hash makes them one digest (or finup)
+ * request of the driver, where an update and a final are two, each a round trip to an engine.
+ * Older kernels do the update and the final in the send; the read takes the digest either way.
+ */
+int hwoff_hash_finup(struct hwoff_hash *h, const void *data, size_t len, unsigned char *md,
+		     size_t md_len)
+{
+	ssize_t ret = check_digest_buffer(h, md_len);
+
+	if (ret)
+		return (int)ret;
+	if (!len || h->s.copy == HWOFF_COPY_SPLICE)
+		return hwoff_hash_update(h, data, len) ?: hwoff_hash_final(h, md, md_len);
+	ret = own_sockets(h);
+	if (ret)
+		return (int)ret;
+	ret = send(h->s.op_fd, data, len, 0);
+	if (ret < 0 || (size_t)ret != len)
+		return request_failed(h, ret < 0 ? errno : EIO, "send", len);
+	h->started = true;
+	return hwoff_hash_final(h, md, md_len);
 }
 
 int hwoff_hash_reset(struct hwoff_hash *h)

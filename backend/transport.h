@@ -111,6 +111,14 @@ void hwoff_hash_free(struct hwoff_hash *h);
 int hwoff_hash_update(struct hwoff_hash *h, const void *data, size_t len);
 /* The digest (md_len >= alg->digest_bytes) of everything since the start; then starts again. */
 int hwoff_hash_final(struct hwoff_hash *h, unsigned char *md, size_t md_len);
+/*
+ * Users (the provider, the calibration) keep a message's updates up to this many bytes for its
+ * hwoff_hash_finup(), and send larger ones as they come: one system call per 64 KiB at most.
+ */
+#define HWOFF_HASH_GATHER_MAX (64u << 10)
+/* hwoff_hash_update() then hwoff_hash_final(), in one request of the driver where the kernel can. */
+int hwoff_hash_finup(struct hwoff_hash *h, const void *data, size_t len, unsigned char *md,
+		     size_t md_len);
 /* Forget the partial state and start again. */
 int hwoff_hash_reset(struct hwoff_hash *h);
 

@@ -112,9 +112,11 @@ static int runner_request(struct runner *r, const unsigned char *in, unsigned ch
 		return ret ? -1 : 0;
 	}
 	if (r->hash) {
-		ret = hwoff_hash_update(r->hash, in, len);
-		if (!ret)
-			ret = hwoff_hash_final(r->hash, out, EVP_MAX_MD_SIZE);
+		/* as the provider sends a one-shot message */
+		ret = len <= HWOFF_HASH_GATHER_MAX
+			      ? hwoff_hash_finup(r->hash, in, len, out, EVP_MAX_MD_SIZE)
+			      : hwoff_hash_update(r->hash, in, len) ?:
+					hwoff_hash_final(r->hash, out, EVP_MAX_MD_SIZE);
 		if (ret)
 			snprintf(err, err_len, "%s", hwoff_hash_error(r->hash));
 		return ret ? -1 : 0;

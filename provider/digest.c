@@ -23,7 +23,7 @@
 #include "provider/provider.h"
 
 #define BUFFER_MAX   (4u << 20) /* a table whose answer changes further up is served by software */
-#define GATHER_MAX   (64u << 10) /* updates this small are gathered for the kernel */
+#define GATHER_MAX   HWOFF_HASH_GATHER_MAX /* updates this small are gathered for the kernel */
 #define SMALL_BUFFER 512 /* above the built-in cut-off of 256 B */
 
 enum digest_state {
@@ -395,12 +395,10 @@ static int digest_final(void *vctx, unsigned char *out, size_t *outl, size_t out
 	if (c->state == DIGEST_BUFFERING && !commit(c, c->total))
 		return 0;
 	if (c->state == DIGEST_KERNEL) {
-		if (!c->buf_len || !hwoff_hash_update(c->kernel, c->buf, c->buf_len)) {
+		if (!hwoff_hash_finup(c->kernel, c->buf, c->buf_len, out, outsize)) {
 			c->buf_len = 0;
-			if (!hwoff_hash_final(c->kernel, out, outsize)) {
-				c->kernel_fresh = true;
-				goto done;
-			}
+			c->kernel_fresh = true;
+			goto done;
 		}
 		if (!kernel_failed(c, 0))
 			return 0;
