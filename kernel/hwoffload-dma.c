@@ -327,6 +327,8 @@ static void hwoff_ring_publish(struct hwoff_dev *hw, struct hwoff_dma_req *dreq,
 	hwoff_ring_desc(ring, end - 1)->flags |= cpu_to_le32(HWOFF_DESC_END_OF_REQ);
 	dreq->ndesc = end - dreq->first_desc;
 	dreq->deadline = jiffies + msecs_to_jiffies(hwoff_timeout_ms);
+	/* now: once HEAD moves, a walk in progress may finish the request and its owner free it */
+	hwoff_stat_add(hw, HWOFF_STAT_DMA_DESCS, dreq->ndesc);
 	spin_lock_bh(&ring->lock);
 	idle = list_empty(&ring->pending);
 	list_add_tail(&dreq->node, &ring->pending);
@@ -339,7 +341,6 @@ static void hwoff_ring_publish(struct hwoff_dev *hw, struct hwoff_dma_req *dreq,
 	wmb();
 	hwoff_write(hw, HWOFF_REG_RING_HEAD, end);
 	hwoff_ring_doorbell(hw, HWOFF_DB_DMA);
-	hwoff_stat_add(hw, HWOFF_STAT_DMA_DESCS, dreq->ndesc);
 	queue_delayed_work(system_wq, &hw->timeout_work, msecs_to_jiffies(hwoff_timeout_ms));
 }
 
