@@ -78,11 +78,6 @@ const struct hwoff_alg *hwoff_alg_by_name(const char *name)
 	return NULL;
 }
 
-size_t hwoff_alg_index(const struct hwoff_alg *alg)
-{
-	return (size_t)(alg - hwoff_algs);
-}
-
 bool hwoff_alg_kernel_name_known(const char *kernel_name)
 {
 	for (size_t i = 0; i < hwoff_alg_count; i++)

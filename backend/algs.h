@@ -49,7 +49,10 @@ extern const size_t hwoff_alg_count;
 const struct hwoff_alg *hwoff_alg_by_name(const char *name);
 
 /* The row's position in hwoff_algs[], for arrays indexed like the table. */
-size_t hwoff_alg_index(const struct hwoff_alg *alg);
+static inline size_t hwoff_alg_index(const struct hwoff_alg *alg)
+{
+	return (size_t)(alg - hwoff_algs);
+}
 
 /* Whether some row has this kernel cra_name ("cbc(aes)" serves three rows). */
 bool hwoff_alg_kernel_name_known(const char *kernel_name);

@@ -366,24 +366,6 @@ static void *cipher_dupctx(void *vctx)
 
 static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[]);
 
-/* The smallest request the table sends elsewhere than software: SIZE_MAX when none. */
-static size_t software_below(const struct cipher_ctx *c)
-{
-	struct hwoff_prov *prov = c->prov;
-	size_t size = 0;
-
-	while (size != SIZE_MAX) {
-		struct hwoff_choice choice =
-			hwoff_decide(prov->table, c->alg, c->alg->key_bytes * 8, direction_of(c),
-				     size, prov->config.objective);
-
-		if (!choice.path->software || choice.unusable)
-			break;
-		size = choice.to;
-	}
-	return size;
-}
-
 static struct hwoff_path *software_path(struct cipher_ctx *c)
 {
 	return &c->prov->table->paths[0];
@@ -527,7 +509,7 @@ static int cipher_init(struct cipher_ctx *c, bool encrypt, const unsigned char *
 		c->software_keyed = false;
 	c->encrypt = encrypt;
 	c->route = (struct hwoff_route_cache){ 0 };
-	c->delegate_below = software_below(c);
+	c->delegate_below = c->prov->software_below[hwoff_alg_index(c->alg)][!encrypt];
 	c->buf_len = 0;
 	c->num = 0;
 	c->keystream_known = false;

@@ -189,8 +189,11 @@ static int start_kernel(struct digest_ctx *c, struct hwoff_path *path)
  */
 static int commit(struct digest_ctx *c, size_t size)
 {
-	struct hwoff_path *path = hwoff_prov_route(c->prov, c->alg, HWOFF_DIGEST, size, NULL);
+	struct hwoff_path *path;
 
+	if (size < c->prov->software_below[hwoff_alg_index(c->alg)][0])
+		return start_software(c);
+	path = hwoff_prov_route(c->prov, c->alg, HWOFF_DIGEST, size, NULL);
 	if (!path)
 		return 0;
 	return path->software ? start_software(c) : start_kernel(c, path);
@@ -199,10 +202,7 @@ static int commit(struct digest_ctx *c, size_t size)
 /* Whether no message larger than size bytes could take another path. */
 static bool settled(const struct digest_ctx *c, size_t size)
 {
-	struct hwoff_prov *prov = c->prov;
-
-	return size >= BUFFER_MAX || hwoff_table_next_start(prov->table, c->alg, 0, HWOFF_DIGEST,
-							    size, prov->config.objective) == SIZE_MAX;
+	return size >= BUFFER_MAX || size >= c->prov->settled_from[hwoff_alg_index(c->alg)];
 }
 
 static int kernel_update(struct digest_ctx *c, const void *data, size_t len)
@@ -246,6 +246,7 @@ void *hwoff_digest_newctx(struct hwoff_prov *prov, const struct hwoff_alg *alg)
 
 static void free_digest_ctx(struct digest_ctx *c)
 {
+	hwoff_tally_flush(&c->tally);
 	drop_kernel(c);
 	if (c->software)
 		c->sw->digest.freectx(c->software);
@@ -253,7 +254,10 @@ static void free_digest_ctx(struct digest_ctx *c)
 	OPENSSL_free(c); /* its buffer was wiped above; it holds no key */
 }
 
-/* Kept as its row's spare when there is none, wiped, with its software and kernel contexts. */
+/*
+ * Kept as its row's spare when there is none, wiped, with its software and kernel contexts and
+ * its count of requests (hwoff_digest_flush_spares()).
+ */
 static void digest_freectx(void *vctx)
 {
 	struct digest_ctx *c = vctx;
@@ -261,7 +265,6 @@ static void digest_freectx(void *vctx)
 
 	if (!c)
 		return;
-	hwoff_tally_flush(&c->tally);
 	if (c->state != DIGEST_FINISHED) {
 		if (c->software && !c->sw->digest.init(c->software, NULL)) {
 			free_digest_ctx(c);
@@ -277,6 +280,20 @@ static void digest_freectx(void *vctx)
 		    &c->prov->spare_digest[hwoff_alg_index(c->alg)], &none, c, memory_order_release,
 		    memory_order_relaxed))
 		free_digest_ctx(c);
+}
+
+void hwoff_digest_flush_spares(struct hwoff_prov *prov)
+{
+	for (size_t i = 0; i < HWOFF_PROV_ALGS_MAX; i++) {
+		struct digest_ctx *c = atomic_exchange(&prov->spare_digest[i], NULL);
+		void *none = NULL;
+
+		if (!c)
+			continue;
+		hwoff_tally_flush(&c->tally);
+		if (!atomic_compare_exchange_strong(&prov->spare_digest[i], &none, c))
+			free_digest_ctx(c);
+	}
 }
 
 void hwoff_digest_free_spares(struct hwoff_prov *prov)

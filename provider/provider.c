@@ -349,6 +349,43 @@ static int load_table_file(struct hwoff_prov *prov)
 	return 1;
 }
 
+/* The smallest request the table sends elsewhere than software: SIZE_MAX when none. */
+static size_t software_below(struct hwoff_prov *prov, const struct hwoff_alg *alg,
+			     enum hwoff_direction direction)
+{
+	size_t size = 0;
+
+	while (size != SIZE_MAX) {
+		struct hwoff_choice choice = hwoff_decide(prov->table, alg, alg->key_bytes * 8,
+							  direction, size, prov->config.objective);
+
+		if (!choice.path->software || choice.unusable)
+			break;
+		size = choice.to;
+	}
+	return size;
+}
+
+/* prov->software_below and prov->settled_from. */
+static void note_sizes(struct hwoff_prov *prov)
+{
+	for (size_t row = 0; row < hwoff_alg_count; row++) {
+		const struct hwoff_alg *alg = &hwoff_algs[row];
+		size_t from = 0, next;
+
+		for (int d = 0; d < 2; d++)
+			prov->software_below[row][d] =
+				software_below(prov, alg,
+					       hwoff_alg_is_digest(alg) ? HWOFF_DIGEST
+					       : d			? HWOFF_DECRYPT
+									: HWOFF_ENCRYPT);
+		while ((next = hwoff_table_next_start(prov->table, alg, 0, HWOFF_DIGEST, from,
+						      prov->config.objective)) != SIZE_MAX)
+			from = next;
+		prov->settled_from[row] = from;
+	}
+}
+
 static int set_up_routes(struct hwoff_prov *prov)
 {
 	char err[512];
@@ -389,6 +426,7 @@ static int set_up_routes(struct hwoff_prov *prov)
 		return 0;
 	if (prov->probe.error)
 		hwoff_table_mark_kernel_paths_unusable(prov->table, prov->probe.reason);
+	note_sizes(prov);
 	return 1;
 }
 
@@ -523,6 +561,7 @@ static int provider_get_params(void *provctx, OSSL_PARAM params[])
 		return 0;
 	p = OSSL_PARAM_locate(params, PARAM_STATISTICS);
 	if (p) {
+		hwoff_digest_flush_spares(prov);
 		hwoff_table_format_stats(prov->table, statistics, sizeof(statistics));
 		if (!OSSL_PARAM_set_utf8_string(p, statistics))
 			return 0;
@@ -577,9 +616,9 @@ static void provider_teardown(void *provctx)
 
 	if (!prov)
 		return;
+	hwoff_digest_free_spares(prov);
 	if (prov->config.stats && prov->table)
 		print_statistics(prov);
-	hwoff_digest_free_spares(prov);
 	for (int digest = 0; digest < 2; digest++)
 		if (prov->software_algorithms[digest])
 			OSSL_PROVIDER_unquery_operation(prov->software_provider,

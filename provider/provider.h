@@ -110,6 +110,14 @@ struct hwoff_prov {
 	struct hwoff_software software[HWOFF_PROV_ALGS_MAX];
 	OSSL_PROVIDER *software_provider; /* whose dispatch tables those are */
 	/*
+	 * Per row, from the table of the configured mode and objective: requests smaller than
+	 * software_below[row][direction] (a digest's: [row][0]) go to software, and a digest's
+	 * path is the same for every message of settled_from[row] bytes or more. Asked once, as
+	 * at 16 bytes asking the table per request costs a tenth of the request under TCG.
+	 */
+	size_t software_below[HWOFF_PROV_ALGS_MAX][2];
+	size_t settled_from[HWOFF_PROV_ALGS_MAX];
+	/*
 	 * A freed digest context of each row, kept for the next: EVP_Digest() makes and frees
 	 * one per message, and at 16 bytes two allocations more than OpenSSL's own cost a tenth.
 	 */
@@ -205,6 +213,8 @@ extern const OSSL_DISPATCH hwoff_digest_functions[];
 void *hwoff_cipher_newctx(struct hwoff_prov *prov, const struct hwoff_alg *alg);
 void *hwoff_digest_newctx(struct hwoff_prov *prov, const struct hwoff_alg *alg);
 void hwoff_digest_free_spares(struct hwoff_prov *prov);
+/* The spare contexts' counts into the paths' counters, before the statistics are read. */
+void hwoff_digest_flush_spares(struct hwoff_prov *prov);
 int hwoff_cipher_get_params(const struct hwoff_alg *alg, OSSL_PARAM params[]);
 int hwoff_digest_get_params(const struct hwoff_alg *alg, OSSL_PARAM params[]);
 
