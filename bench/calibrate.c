@@ -58,7 +58,7 @@ static void usage(FILE *out)
 		"Measures software (OpenSSL's default provider) and every off-CPU kernel driver\n"
 		"for each algorithm, key size and direction over request sizes, and writes the\n"
 		"path table, measurements.csv and plots into DIR (default: calibration).\n"
-		"  --quick            sizes 16 B to 1 MiB by powers of 16, 3 repeats of 4 ms\n"
+		"  --quick            sizes 16 B to 1 MiB by powers of 16, 5 repeats of 5 ms\n"
 		"  --full             (default) powers of 4, 7 repeats of 30 ms\n"
 		"  --objective OBJ    throughput, cpu or both (default) entries in the table\n"
 		"  --algorithms LIST  comma-separated OpenSSL names (default: all)\n"
@@ -226,9 +226,9 @@ static int parse_options(struct options *o, int argc, char **argv)
 		memcpy(o->grid, grid, o->grid_count * sizeof(grid[0]));
 	}
 	if (!o->repeats)
-		o->repeats = o->quick ? 3 : 7;
+		o->repeats = o->quick ? 5 : 7;
 	if (!o->seconds)
-		o->seconds = o->quick ? 0.004 : 0.03;
+		o->seconds = o->quick ? 0.005 : 0.03;
 	return 0;
 }
 

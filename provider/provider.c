@@ -399,8 +399,11 @@ static int set_up_routes(struct hwoff_prov *prov)
 
 	switch (prov->config.mode) {
 	case HWOFF_RUN_AUTO:
-		if (prov->config.table[0])
-			return load_table_file(prov) ? 1 : -1;
+		if (prov->config.table[0]) {
+			if (!load_table_file(prov))
+				return -1;
+			break;
+		}
 		prov->table = hwoff_table_default(prov->discovery);
 		snprintf(prov->table_source, sizeof(prov->table_source),
 			 "built-in (software below %d B for AES, %d B for digests, the engine's "
