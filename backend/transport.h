@@ -116,7 +116,7 @@ int hwoff_hash_final(struct hwoff_hash *h, unsigned char *md, size_t md_len);
  * hwoff_hash_finup(), and send larger ones as they come: one system call per 64 KiB at most.
  */
 #define HWOFF_HASH_GATHER_MAX (64u << 10)
-/* hwoff_hash_update() then hwoff_hash_final(), in one request of the driver where the kernel can. */
+/* hwoff_hash_update() and hwoff_hash_final() in one request of the driver where the kernel can. */
 int hwoff_hash_finup(struct hwoff_hash *h, const void *data, size_t len, unsigned char *md,
 		     size_t md_len);
 /* Forget the partial state and start again. */

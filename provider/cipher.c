@@ -408,9 +408,9 @@ static int enter_delegation(struct cipher_ctx *c)
 	if (!c->software ||
 	    !init(c->software, c->keyed && !c->software_keyed ? c->key : NULL, c->alg->key_bytes,
 		  c->alg->iv_bytes ? c->chain : NULL, c->alg->iv_bytes, params) ||
-	    (c->buf_len && (!c->sw->cipher.update(c->software, none, &outl, sizeof(none), c->buf,
-						  c->buf_len) ||
-			    outl))) {
+	    (c->buf_len &&
+	     (!c->sw->cipher.update(c->software, none, &outl, sizeof(none), c->buf, c->buf_len) ||
+	      outl))) {
 		HWOFF_RAISE(c->prov, HWOFF_R_SOFTWARE, "%s in the default provider failed",
 			    c->alg->name);
 		c->software_keyed = false;
@@ -772,8 +772,7 @@ static int cipher_get_ctx_params(void *vctx, OSSL_PARAM params[])
 	struct cipher_ctx *c = vctx;
 
 	/* A delegated stream's num and updated IV are the default provider's to tell. */
-	if (c->delegated && c->software_keyed &&
-	    !c->sw->cipher.get_ctx_params(c->software, params))
+	if (c->delegated && c->software_keyed && !c->sw->cipher.get_ctx_params(c->software, params))
 		return 0;
 	if (c->delegated && c->software_keyed)
 		return hwoff_param_set_size(params, OSSL_CIPHER_PARAM_KEYLEN, c->alg->key_bytes) &&

@@ -760,8 +760,8 @@ START_TEST(path_switch_midstream)
 					  n_ref);
 			ck_assert_bytes_eq("encrypt", b.out, b.ref, n_ref);
 			b.pieces[count - 1] += n_ref - total;
-			ck_assert_uint_eq(cipher_run(hw, 0, padding, key, iv, b.ref, n_ref, b.pieces,
-						     count, b.back),
+			ck_assert_uint_eq(cipher_run(hw, 0, padding, key, iv, b.ref, n_ref,
+						     b.pieces, count, b.back),
 					  total);
 			ck_assert_bytes_eq("decrypt", b.back, b.in, total);
 			b.pieces[count - 1] -= n_ref - total;

@@ -92,7 +92,8 @@ static bool read_selftests(const char *const *names, int count, int *passed)
 			if (strcmp(driver, names[i]))
 				continue;
 			passed[i] |= strstr(line, ": passed") != NULL;
-			failed |= strstr(line, ": passed") == NULL && strstr(line, ": unknown") == NULL;
+			failed |= strstr(line, ": passed") == NULL &&
+				  strstr(line, ": unknown") == NULL;
 		}
 	}
 	fclose(f);
