@@ -366,19 +366,19 @@ static size_t software_below(struct hwoff_prov *prov, const struct hwoff_alg *al
 	return size;
 }
 
-/* prov->software_below and prov->settled_from. */
+/* prov->software_below and, for digests, prov->settled_from (the entry's last range start). */
 static void note_sizes(struct hwoff_prov *prov)
 {
 	for (size_t row = 0; row < hwoff_alg_count; row++) {
 		const struct hwoff_alg *alg = &hwoff_algs[row];
 		size_t from = 0, next;
 
-		for (int d = 0; d < 2; d++)
-			prov->software_below[row][d] =
-				software_below(prov, alg,
-					       hwoff_alg_is_digest(alg) ? HWOFF_DIGEST
-					       : d			? HWOFF_DECRYPT
-									: HWOFF_ENCRYPT);
+		if (!hwoff_alg_is_digest(alg)) {
+			prov->software_below[row][0] = software_below(prov, alg, HWOFF_ENCRYPT);
+			prov->software_below[row][1] = software_below(prov, alg, HWOFF_DECRYPT);
+			continue;
+		}
+		prov->software_below[row][0] = software_below(prov, alg, HWOFF_DIGEST);
 		while ((next = hwoff_table_next_start(prov->table, alg, 0, HWOFF_DIGEST, from,
 						      prov->config.objective)) != SIZE_MAX)
 			from = next;
