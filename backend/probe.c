@@ -23,12 +23,65 @@ struct machine_facts {
 	struct hwoff_probe_facts facts;
 };
 
+/* Whether a line of the file starts with prefix; -1 when the file cannot be read. */
+static int file_has_line(const char *path, const char *prefix)
+{
+	FILE *f = fopen(path, "re");
+	char line[512];
+	int found = 0;
+
+	if (!f)
+		return -1;
+	while (!found && fgets(line, sizeof(line), f))
+		found = strncmp(line, prefix, strlen(prefix)) == 0;
+	fclose(f);
+	return found;
+}
+
+/*
+ * A socket family's protocol is listed in /proc/net/protocols once its module is in; the module
+ * file says whether socket() could have loaded it.
+ */
+static enum hwoff_af_alg_presence af_alg_presence(const char *release)
+{
+	char modules_dep[sizeof("/lib/modules//modules.dep") +
+			 sizeof(((struct utsname *)0)->release)];
+	int dep;
+
+	if (file_has_line("/proc/net/protocols", "ALG ") == 1)
+		return HWOFF_AF_ALG_PRESENT;
+	snprintf(modules_dep, sizeof(modules_dep), "/lib/modules/%s/modules.dep", release);
+	dep = file_has_line(modules_dep, "kernel/crypto/af_alg.ko");
+	if (dep < 0)
+		return HWOFF_AF_ALG_UNKNOWN;
+	return dep ? HWOFF_AF_ALG_NOT_LOADED : HWOFF_AF_ALG_ABSENT;
+}
+
+static enum hwoff_seccomp seccomp_mode(void)
+{
+	FILE *f = fopen("/proc/self/status", "re");
+	char line[256];
+	int mode = -1;
+
+	if (!f)
+		return HWOFF_SECCOMP_UNKNOWN;
+	while (mode < 0 && fgets(line, sizeof(line), f))
+		if (sscanf(line, "Seccomp: %d", &mode) != 1)
+			mode = -1;
+	fclose(f);
+	if (mode < 0)
+		return HWOFF_SECCOMP_UNKNOWN;
+	return mode ? HWOFF_SECCOMP_ON : HWOFF_SECCOMP_OFF;
+}
+
 static void read_machine_facts(struct machine_facts *m)
 {
 	if (uname(&m->uts))
 		strcpy(m->uts.release, "unknown");
 	m->facts.kernel_release = m->uts.release;
 	m->facts.af_alg_restrict = (int)hwoff_read_number(HWOFF_AF_ALG_RESTRICT);
+	m->facts.af_alg = af_alg_presence(m->uts.release);
+	m->facts.seccomp = seccomp_mode();
 }
 
 static bool off_cpu_dropped(const char *release)
@@ -54,25 +107,58 @@ static const char *restrict_meaning(int value)
 	return "an unknown setting";
 }
 
+/* Why socket(AF_ALG) failed with error. */
+static void explain_socket(char *reason, size_t reason_len, int error,
+			   const struct hwoff_probe_facts *facts)
+{
+	bool refused = error == EAFNOSUPPORT || error == EPERM || error == EACCES;
+
+	if (refused && (facts->af_alg == HWOFF_AF_ALG_PRESENT || error != EAFNOSUPPORT)) {
+		hwoff_appendf(reason, reason_len,
+			      "AF_ALG is denied to this process (socket(AF_ALG): %s)%s: ",
+			      strerror(error),
+			      facts->af_alg == HWOFF_AF_ALG_PRESENT ? " although the kernel has it"
+								    : "");
+		/* A filter may answer with any errno: /proc/self/status tells whether one is on. */
+		if (facts->seccomp == HWOFF_SECCOMP_ON)
+			hwoff_appendf(reason, reason_len,
+				      "this process runs under seccomp (/proc/self/status), whose "
+				      "filter refuses it");
+		else if (facts->seccomp == HWOFF_SECCOMP_OFF)
+			hwoff_appendf(reason, reason_len,
+				      "a security module or the container's policy refuses it");
+		else
+			hwoff_appendf(reason, reason_len,
+				      "a seccomp filter or a security module refuses it");
+		return;
+	}
+	if (error != EAFNOSUPPORT) {
+		hwoff_appendf(reason, reason_len, "AF_ALG sockets fail: socket(AF_ALG): %s",
+			      strerror(error));
+		return;
+	}
+	if (facts->af_alg == HWOFF_AF_ALG_NOT_LOADED)
+		hwoff_appendf(reason, reason_len,
+			      "AF_ALG is not available: kernel %s has the af_alg module but it is "
+			      "not loaded, and socket(AF_ALG) could not load it (%s): modprobe "
+			      "af_alg algif_skcipher algif_hash",
+			      facts->kernel_release, strerror(error));
+	else
+		hwoff_appendf(reason, reason_len,
+			      "AF_ALG is not available: kernel %s has no AF_ALG sockets "
+			      "(socket(AF_ALG): %s; it needs CONFIG_CRYPTO_USER_API)",
+			      facts->kernel_release, strerror(error));
+	if (facts->seccomp == HWOFF_SECCOMP_ON)
+		hwoff_appendf(reason, reason_len,
+			      "; or the seccomp filter this process runs under refuses it");
+}
+
 void hwoff_probe_explain(char *reason, size_t reason_len, int error, const char *type,
 			 const char *name, const struct hwoff_probe_facts *facts)
 {
 	reason[0] = '\0';
 	if (!name) {
-		if (error == EAFNOSUPPORT)
-			hwoff_appendf(reason, reason_len,
-				      "AF_ALG is not available: kernel %s has no AF_ALG sockets "
-				      "(socket(AF_ALG): %s; it needs CONFIG_CRYPTO_USER_API)",
-				      facts->kernel_release, strerror(error));
-		else if (error == EPERM || error == EACCES)
-			hwoff_appendf(
-				reason, reason_len,
-				"AF_ALG is denied to this process (socket(AF_ALG): %s): a seccomp "
-				"filter or security module forbids it",
-				strerror(error));
-		else
-			hwoff_appendf(reason, reason_len, "AF_ALG sockets fail: socket(AF_ALG): %s",
-				      strerror(error));
+		explain_socket(reason, reason_len, error, facts);
 	} else if (error == ENOENT) {
 		hwoff_appendf(
 			reason, reason_len,

@@ -36,10 +36,27 @@ int hwoff_probe_afalg(struct hwoff_probe *p);
  */
 int hwoff_probe_alg(const struct hwoff_alg *alg, const char *name, char *reason, size_t reason_len);
 
+/* Whether the running kernel has AF_ALG, told apart from whether this process may use it. */
+enum hwoff_af_alg_presence {
+	HWOFF_AF_ALG_UNKNOWN, /* nothing says (no /lib/modules for this kernel) */
+	HWOFF_AF_ALG_ABSENT, /* not loaded, not built in, no module file */
+	HWOFF_AF_ALG_NOT_LOADED, /* its module is installed but not loaded */
+	HWOFF_AF_ALG_PRESENT, /* /proc/net/protocols lists ALG */
+};
+
+/* Whether this process runs under seccomp ("Seccomp:" of /proc/self/status). */
+enum hwoff_seccomp {
+	HWOFF_SECCOMP_UNKNOWN,
+	HWOFF_SECCOMP_OFF,
+	HWOFF_SECCOMP_ON, /* strict or filter */
+};
+
 /* What hwoff_probe_explain() words its reason from; hwoff_probe_*() read this machine's. */
 struct hwoff_probe_facts {
 	const char *kernel_release; /* uname -r */
 	int af_alg_restrict; /* HWOFF_AF_ALG_RESTRICT's value, -1 when absent */
+	enum hwoff_af_alg_presence af_alg;
+	enum hwoff_seccomp seccomp;
 };
 
 /*

@@ -26,6 +26,17 @@ void hwoff_count_fallback(struct hwoff_counters *c, enum hwoff_fallback_reason r
 		atomic_fetch_add_explicit(&c->fallbacks[reason], 1, memory_order_relaxed);
 }
 
+void hwoff_count_failure(struct hwoff_counters *c)
+{
+	atomic_fetch_add_explicit(&c->failures, 1, memory_order_relaxed);
+}
+
+void hwoff_count_recovery(struct hwoff_counters *c, uint64_t unusable_ns)
+{
+	atomic_fetch_add_explicit(&c->recoveries, 1, memory_order_relaxed);
+	atomic_fetch_add_explicit(&c->unusable_ns, unusable_ns, memory_order_relaxed);
+}
+
 void hwoff_counters_read(const struct hwoff_counters *c, struct hwoff_counts *out)
 {
 	out->requests = atomic_load_explicit(&c->requests, memory_order_relaxed);
@@ -33,6 +44,9 @@ void hwoff_counters_read(const struct hwoff_counters *c, struct hwoff_counts *ou
 	out->errors = atomic_load_explicit(&c->errors, memory_order_relaxed);
 	for (int r = 0; r < HWOFF_FALLBACK_REASON_COUNT; r++)
 		out->fallbacks[r] = atomic_load_explicit(&c->fallbacks[r], memory_order_relaxed);
+	out->failures = atomic_load_explicit(&c->failures, memory_order_relaxed);
+	out->recoveries = atomic_load_explicit(&c->recoveries, memory_order_relaxed);
+	out->unusable_ns = atomic_load_explicit(&c->unusable_ns, memory_order_relaxed);
 }
 
 const char *hwoff_fallback_reason_name(enum hwoff_fallback_reason reason)
@@ -65,5 +79,7 @@ void hwoff_counters_format(char *buf, size_t size, const char *path_name,
 	for (int r = 0; r < HWOFF_FALLBACK_REASON_COUNT; r++)
 		hwoff_appendf(buf, size, "%s%s=%llu", r ? " " : "", hwoff_fallback_reason_name(r),
 			      (unsigned long long)n.fallbacks[r]);
-	hwoff_appendf(buf, size, ")\n");
+	hwoff_appendf(buf, size, ") failures=%llu recoveries=%llu unusable-ms=%llu\n",
+		      (unsigned long long)n.failures, (unsigned long long)n.recoveries,
+		      (unsigned long long)(n.unusable_ns / 1000000));
 }

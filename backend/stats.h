@@ -28,6 +28,9 @@ struct hwoff_counters {
 	atomic_uint_least64_t errors; /* requests that failed on this path */
 	/* requests the table sent here that software served instead */
 	atomic_uint_least64_t fallbacks[HWOFF_FALLBACK_REASON_COUNT];
+	atomic_uint_least64_t failures; /* times a failure took the path out of service */
+	atomic_uint_least64_t recoveries; /* times it served again after that */
+	atomic_uint_least64_t unusable_ns; /* out of service, summed at each recovery */
 };
 
 /* A plain copy, for reporting. */
@@ -36,6 +39,9 @@ struct hwoff_counts {
 	uint64_t bytes;
 	uint64_t errors;
 	uint64_t fallbacks[HWOFF_FALLBACK_REASON_COUNT];
+	uint64_t failures;
+	uint64_t recoveries;
+	uint64_t unusable_ns;
 };
 
 void hwoff_count_request(struct hwoff_counters *c, size_t bytes);
@@ -43,6 +49,8 @@ void hwoff_count_request(struct hwoff_counters *c, size_t bytes);
 void hwoff_count_requests(struct hwoff_counters *c, uint64_t requests, uint64_t bytes);
 void hwoff_count_error(struct hwoff_counters *c);
 void hwoff_count_fallback(struct hwoff_counters *c, enum hwoff_fallback_reason reason);
+void hwoff_count_failure(struct hwoff_counters *c);
+void hwoff_count_recovery(struct hwoff_counters *c, uint64_t unusable_ns);
 void hwoff_counters_read(const struct hwoff_counters *c, struct hwoff_counts *out);
 
 /* "path-unusable", "setup-failed", "request-failed". */
@@ -50,7 +58,8 @@ const char *hwoff_fallback_reason_name(enum hwoff_fallback_reason reason);
 
 /*
  * Append one line to the string in buf (see hwoff_appendf()): "NAME requests=N bytes=N
- * errors=N fallbacks=N (path-unusable=N setup-failed=N request-failed=N)".
+ * errors=N fallbacks=N (path-unusable=N setup-failed=N request-failed=N) failures=N
+ * recoveries=N unusable-ms=N" (unusable-ms: the time out of service until the last recovery).
  */
 void hwoff_counters_format(char *buf, size_t size, const char *path_name,
 			   const struct hwoff_counters *c);

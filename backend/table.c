@@ -8,15 +8,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 
 #include "backend/table.h"
 #include "backend/text.h"
 
-/* hwoff_path.state. "Being marked" lasts while the reason is written; it decides as unusable. */
+/*
+ * hwoff_path.state. "Being marked" lasts while one thread writes the reason and the back-off; it
+ * decides as unusable. A failed path is tried again by one request once retry_at has passed
+ * (trying), and serves again when that request succeeds.
+ */
 enum path_state {
 	PATH_USABLE,
 	PATH_BEING_MARKED,
-	PATH_UNUSABLE,
+	PATH_FAILED,
+	PATH_TRYING,
+	PATH_UNUSABLE, /* for good */
 };
 
 #define ENTRY_COUNT    (hwoff_alg_count * HWOFF_DIRECTION_COUNT * HWOFF_OBJECTIVE_COUNT)
@@ -68,6 +75,36 @@ static bool direction_fits(const struct hwoff_alg *alg, enum hwoff_direction dir
 	return direction == HWOFF_ENCRYPT || direction == HWOFF_DECRYPT;
 }
 
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/*
+ * Whether this request tries a failed path again: its back-off has passed and no other request
+ * took this turn. A try that never reports (its context freed first) is taken over by a request
+ * one back-off later.
+ */
+static bool claim_retry(struct hwoff_path *path)
+{
+	int state = atomic_load_explicit(&path->state, memory_order_acquire);
+	uint64_t at, now;
+
+	if (state != PATH_FAILED && state != PATH_TRYING)
+		return false;
+	at = atomic_load_explicit(&path->retry_at, memory_order_relaxed);
+	now = now_ns();
+	if (now < at ||
+	    !atomic_compare_exchange_strong(&path->retry_at, &at,
+					    now + atomic_load(&path->backoff_ns)))
+		return false;
+	return state == PATH_TRYING ||
+	       atomic_compare_exchange_strong(&path->state, &state, PATH_TRYING);
+}
+
 struct hwoff_choice hwoff_decide(struct hwoff_table *t, const struct hwoff_alg *alg,
 				 unsigned int key_bits, enum hwoff_direction direction, size_t size,
 				 enum hwoff_objective objective)
@@ -90,7 +127,7 @@ struct hwoff_choice hwoff_decide(struct hwoff_table *t, const struct hwoff_alg *
 		;
 	to = i + 1 < e->count ? e->ranges[i + 1].start : SIZE_MAX;
 	path = &t->paths[e->ranges[i].path];
-	if (!hwoff_path_usable(path))
+	if (!hwoff_path_usable(path) && !claim_retry(path))
 		return (struct hwoff_choice){
 			.path = software, .unusable = path, .from = e->ranges[i].start, .to = to
 		};
@@ -679,18 +716,73 @@ int hwoff_table_write(const struct hwoff_table *t, FILE *out, const char *commen
 
 /* ---- run-time state ----------------------------------------------------------------------- */
 
-bool hwoff_path_mark_unusable(struct hwoff_path *path, const char *reason)
+/* From one of the states from[] to "being marked": whether this thread holds it, and from what. */
+static bool take_for_marking(struct hwoff_path *path, const int *from, int count, int *was)
 {
-	int expected = PATH_USABLE;
-
+	*was = atomic_load_explicit(&path->state, memory_order_acquire);
 	if (path->software)
 		return false;
-	if (!atomic_compare_exchange_strong_explicit(&path->state, &expected, PATH_BEING_MARKED,
-						     memory_order_acquire, memory_order_relaxed))
+	for (int i = 0; i < count; i++)
+		if (*was == from[i])
+			return atomic_compare_exchange_strong_explicit(
+				&path->state, was, PATH_BEING_MARKED, memory_order_acquire,
+				memory_order_relaxed);
+	return false;
+}
+
+bool hwoff_path_mark_unusable(struct hwoff_path *path, const char *reason)
+{
+	static const int from[] = { PATH_USABLE, PATH_FAILED, PATH_TRYING };
+	int was;
+
+	if (!take_for_marking(path, from, 3, &was))
 		return false;
 	snprintf(path->unusable_reason, sizeof(path->unusable_reason), "%s", reason);
 	atomic_store_explicit(&path->state, PATH_UNUSABLE, memory_order_release);
 	return true;
+}
+
+/*
+ * Only a usable path or the request trying a failed one again takes it out of service: the
+ * requests that were in flight when it first failed fail too, and must not stretch the back-off.
+ */
+bool hwoff_path_failed(struct hwoff_path *path, const char *reason, uint64_t backoff_ns)
+{
+	static const int from[] = { PATH_USABLE, PATH_TRYING };
+	uint64_t now, backoff;
+	int was;
+
+	if (!take_for_marking(path, from, 2, &was))
+		return false;
+	now = now_ns();
+	backoff = atomic_load_explicit(&path->backoff_ns, memory_order_relaxed) * 2;
+	if (was == PATH_USABLE) {
+		snprintf(path->unusable_reason, sizeof(path->unusable_reason), "%s", reason);
+		path->failed_at = now;
+		path->failures_in_row = 0;
+		backoff = backoff_ns;
+	} else if (backoff > backoff_ns * HWOFF_BACKOFF_GROWTH_MAX) {
+		backoff = backoff_ns * HWOFF_BACKOFF_GROWTH_MAX;
+	}
+	path->failures_in_row++;
+	atomic_store_explicit(&path->backoff_ns, backoff, memory_order_relaxed);
+	atomic_store_explicit(&path->retry_at, now + backoff, memory_order_relaxed);
+	hwoff_count_failure(&path->counters);
+	atomic_store_explicit(&path->state, PATH_FAILED, memory_order_release);
+	return true;
+}
+
+void hwoff_path_served(struct hwoff_path *path)
+{
+	static const int from[] = { PATH_TRYING };
+	int was;
+
+	if (atomic_load_explicit(&path->state, memory_order_relaxed) != PATH_TRYING ||
+	    !take_for_marking(path, from, 1, &was))
+		return;
+	hwoff_count_recovery(&path->counters, now_ns() - path->failed_at);
+	path->failures_in_row = 0;
+	atomic_store_explicit(&path->state, PATH_USABLE, memory_order_release);
 }
 
 const char *hwoff_path_unusable_reason(const struct hwoff_path *path)
@@ -702,6 +794,16 @@ const char *hwoff_path_unusable_reason(const struct hwoff_path *path)
 		return "being marked unusable";
 	}
 	return path->unusable_reason;
+}
+
+long long hwoff_path_retry_in_ms(const struct hwoff_path *path)
+{
+	int state = atomic_load_explicit(&path->state, memory_order_acquire);
+	uint64_t at = atomic_load_explicit(&path->retry_at, memory_order_relaxed), now = now_ns();
+
+	if (state != PATH_FAILED && state != PATH_TRYING)
+		return -1;
+	return at > now ? (long long)((at - now + 999999) / 1000000) : 0;
 }
 
 void hwoff_table_mark_kernel_paths_unusable(struct hwoff_table *t, const char *reason)
@@ -931,8 +1033,16 @@ void hwoff_table_format_stats(const struct hwoff_table *t, char *buf, size_t siz
 		const struct hwoff_path *path = &t->paths[p];
 		const char *reason = hwoff_path_unusable_reason(path);
 
+		long long retry_in = hwoff_path_retry_in_ms(path);
+
 		hwoff_counters_format(buf, size, path->name, &path->counters);
-		if (reason)
+		if (reason && retry_in >= 0)
+			hwoff_appendf(buf, size,
+				      "%s out of service: %s (%u failures in a row; next try in "
+				      "%lld ms)\n",
+				      path->name, reason, atomic_load(&path->failures_in_row),
+				      retry_in);
+		else if (reason)
 			hwoff_appendf(buf, size, "%s unusable: %s\n", path->name, reason);
 	}
 }

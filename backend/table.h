@@ -5,7 +5,8 @@
  * sent to a path: software (OpenSSL's default provider) or a kernel driver by name. The
  * calibration writes it in the text format of backend/TABLE.md; without one, hwoff_table_default()
  * gives conservative cut-offs for a discovered engine. The table's structure is fixed once built;
- * what changes at run time is lock-free: a path can be marked unusable, and its counters count.
+ * what changes at run time is lock-free: a path can be taken out of service (for good, or after a
+ * failure until a back-off has passed), and its counters count.
  */
 #ifndef HWOFF_BACKEND_TABLE_H
 #define HWOFF_BACKEND_TABLE_H
@@ -47,8 +48,13 @@ enum hwoff_objective {
 struct hwoff_path {
 	char name[HWOFF_NAME_MAX]; /* HWOFF_SOFTWARE or a kernel driver name */
 	bool software;
-	atomic_int state; /* usable, being marked, unusable: see table.c */
-	char unusable_reason[256]; /* valid once unusable */
+	atomic_int state; /* usable, being marked, failed, unusable for good: see table.c */
+	char unusable_reason[256]; /* valid once failed or unusable */
+	/* While failed: when a request may try it again (CLOCK_MONOTONIC ns), and since when. */
+	atomic_uint_least64_t retry_at;
+	uint64_t failed_at;
+	atomic_uint_least64_t backoff_ns; /* the wait before a try; doubles with each failure */
+	atomic_uint failures_in_row;
 	struct hwoff_counters counters;
 };
 
@@ -104,7 +110,8 @@ struct hwoff_range_spec {
 /*
  * THE decision. No system calls, no allocation, no locks: the entry is indexed, its ranges
  * scanned. Anything the table does not cover (no entry, a key size or direction that is not the
- * algorithm's) goes to software, as does a request for a path marked unusable.
+ * algorithm's) goes to software, as does a request for a path out of service; except that once a
+ * failed path's back-off has passed, one request is sent to it again (reading the clock).
  */
 struct hwoff_choice hwoff_decide(struct hwoff_table *t, const struct hwoff_alg *alg,
 				 unsigned int key_bits, enum hwoff_direction direction, size_t size,
@@ -152,14 +159,33 @@ struct hwoff_table *hwoff_table_load(const char *path, char *err, size_t err_len
 int hwoff_table_write(const struct hwoff_table *t, FILE *out, const char *comment);
 
 /*
- * Mark a path unusable: later decisions send its requests to software. The first reason is
- * kept; software cannot be marked. Returns whether this call marked it. Lock-free.
+ * Mark a path unusable for good (no AF_ALG, no such driver): later decisions send its requests
+ * to software. The first reason is kept; software cannot be marked. Returns whether this call
+ * marked it. Lock-free.
  */
 bool hwoff_path_mark_unusable(struct hwoff_path *path, const char *reason);
-/* Whether the path serves requests: software always, a kernel path until marked. Lock-free. */
+
+/* The longest wait before a failed path is tried again, as a multiple of the first. */
+#define HWOFF_BACKOFF_GROWTH_MAX 64
+
+/*
+ * A request on the path failed: it is out of service for backoff_ns, then the next request
+ * decided for it tries it (hwoff_decide()); if that one fails too, the wait doubles, up to
+ * HWOFF_BACKOFF_GROWTH_MAX times backoff_ns. The reason of the first failure in a row is kept.
+ * Returns whether this call took the path out of service (or moved its next try). Lock-free.
+ */
+bool hwoff_path_failed(struct hwoff_path *path, const char *reason, uint64_t backoff_ns);
+/*
+ * A request on the path succeeded: a failed path serves again (counted as a recovery, with the
+ * time it was out of service). One atomic load while the path is usable.
+ */
+void hwoff_path_served(struct hwoff_path *path);
+/* Whether the path serves requests now: software always, a kernel path while in service. */
 bool hwoff_path_usable(const struct hwoff_path *path);
-/* Why the path is unusable, or NULL while it is usable. */
+/* Why the path is out of service, or NULL while it is usable. */
 const char *hwoff_path_unusable_reason(const struct hwoff_path *path);
+/* While failed: the milliseconds until its next try (0: due); -1 when usable or unusable for good. */
+long long hwoff_path_retry_in_ms(const struct hwoff_path *path);
 /* Every kernel path, e.g. when the AF_ALG probe fails. */
 void hwoff_table_mark_kernel_paths_unusable(struct hwoff_table *t, const char *reason);
 

@@ -57,6 +57,11 @@ struct cipher_ctx {
 	 */
 	size_t delegate_below;
 	bool delegated;
+	/*
+	 * Given the TLS record parameters: libssl's CBC record layer (padding and MAC checks in
+	 * constant time) is the default provider's, so the stream is its context for good.
+	 */
+	bool tls;
 	struct hwoff_tally tally;
 	struct hwoff_route_cache route; /* reset by init: the direction may change */
 	const struct hwoff_software *sw; /* the default provider's functions, once used */
@@ -189,6 +194,7 @@ static int kernel_crypt(struct cipher_ctx *c, struct hwoff_path *path, const uns
 	}
 	OPENSSL_clear_free(copy, len);
 	c->chain_holder = session_index(c, s);
+	hwoff_path_served(path);
 	return 1;
 }
 
@@ -479,10 +485,43 @@ static int delegated_update(struct cipher_ctx *c, unsigned char *out, size_t *ou
 	return 1;
 }
 
+/*
+ * The TLS record parameters: the default provider's context takes the stream for good (see
+ * cipher_ctx.tls). Not in the middle of a CTR keystream block, which it cannot be told.
+ */
+static int enter_tls(struct cipher_ctx *c)
+{
+	if (is_ctr(c) && c->num && !c->delegated) {
+		HWOFF_RAISE(c->prov, HWOFF_R_PARAMETER,
+			    "%s: the TLS record parameters in the middle of a keystream block",
+			    c->alg->name);
+		return 0;
+	}
+	if (!c->delegated && !enter_delegation(c))
+		return 0;
+	hwoff_tally_flush(&c->tally);
+	drop_kernel_sessions(c);
+	c->tls = true;
+	return 1;
+}
+
+static int tls_update(struct cipher_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
+		      const unsigned char *in, size_t inl)
+{
+	if (!c->sw->cipher.update(c->software, out, outl, outsize, in, inl))
+		return 0;
+	if (inl)
+		hwoff_tally_add(&c->tally, software_path(c), inl);
+	return 1;
+}
+
 static int cipher_init(struct cipher_ctx *c, bool encrypt, const unsigned char *key, size_t keylen,
 		       const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
 {
 	hwoff_tally_flush(&c->tally);
+	if (c->tls)
+		return (encrypt ? c->sw->cipher.encrypt_init : c->sw->cipher.decrypt_init)(
+			c->software, key, keylen, iv, ivlen, params);
 	if (!leave_delegation(c))
 		return 0;
 	if (key) {
@@ -595,6 +634,8 @@ static int cipher_update(void *vctx, unsigned char *out, size_t *outl, size_t ou
 {
 	struct cipher_ctx *c = vctx;
 
+	if (c->tls)
+		return tls_update(c, out, outl, outsize, in, inl);
 	if (!check_call(c, out, in, inl))
 		return 0;
 	switch (delegated_for(c, c->buf_len + inl)) {
@@ -621,6 +662,8 @@ static int cipher_final(void *vctx, unsigned char *out, size_t *outl, size_t out
 	unsigned char block[AES_BLOCK];
 	unsigned int pad;
 
+	if (c->tls)
+		return c->sw->cipher.final(c->software, out, outl, outsize);
 	if (!check_call(c, out, NULL, 0))
 		return 0;
 	if (c->delegated) {
@@ -678,6 +721,13 @@ static int cipher_cipher(void *vctx, unsigned char *out, size_t *outl, size_t ou
 {
 	struct cipher_ctx *c = vctx;
 
+	if (c->tls) {
+		if (!c->sw->cipher.cipher(c->software, out, outl, outsize, in, inl))
+			return 0;
+		if (inl)
+			hwoff_tally_add(&c->tally, software_path(c), inl);
+		return 1;
+	}
 	if (!check_call(c, out, in, inl) || !check_room(c, inl, outsize))
 		return 0;
 	/* Stricter than OpenSSL's own ECB and CBC, which process the whole blocks and say nothing.
@@ -771,6 +821,8 @@ static int cipher_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
 	struct cipher_ctx *c = vctx;
 
+	if (c->tls)
+		return c->sw->cipher.get_ctx_params(c->software, params);
 	/* A delegated stream's num and updated IV are the default provider's to tell. */
 	if (c->delegated && c->software_keyed && !c->sw->cipher.get_ctx_params(c->software, params))
 		return 0;
@@ -793,6 +845,7 @@ static const OSSL_PARAM cipher_gettable_ctx[] = {
 	OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
 	OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_IV, NULL, 0),
 	OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_UPDATED_IV, NULL, 0),
+	OSSL_PARAM_octet_ptr(OSSL_CIPHER_PARAM_TLS_MAC, NULL, 0),
 	OSSL_PARAM_END,
 };
 
@@ -810,6 +863,12 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 
 	if (!params)
 		return 1;
+	if (!c->tls && (OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION) ||
+			OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_MAC_SIZE)) &&
+	    !enter_tls(c))
+		return 0;
+	if (c->tls)
+		return c->sw->cipher.set_ctx_params(c->software, params);
 	p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING);
 	if (p) {
 		if (!OSSL_PARAM_get_uint(p, &value))
@@ -823,14 +882,6 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 		if (value != c->num)
 			c->keystream_known = false;
 		c->num = value;
-	}
-	/* libssl's CBC record layer expects the cipher to strip padding and MAC: say we do not. */
-	p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_TLS_VERSION);
-	if (p) {
-		HWOFF_RAISE(c->prov, HWOFF_R_PARAMETER,
-			    "%s: hwoffload does not do the TLS record layer (%s)", c->alg->name,
-			    p->key);
-		return 0;
 	}
 	/* Fixed by the algorithm: setting them is allowed only to the same value. */
 	p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_KEYLEN);
@@ -868,6 +919,9 @@ static const OSSL_PARAM cipher_settable_ctx[] = {
 	OSSL_PARAM_uint(OSSL_CIPHER_PARAM_NUM, NULL),
 	OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
 	OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
+	OSSL_PARAM_uint(OSSL_CIPHER_PARAM_USE_BITS, NULL),
+	OSSL_PARAM_uint(OSSL_CIPHER_PARAM_TLS_VERSION, NULL),
+	OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_TLS_MAC_SIZE, NULL),
 	OSSL_PARAM_END,
 };
 

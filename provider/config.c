@@ -7,12 +7,14 @@
  *   objective = throughput | cpu          HWOFFLOAD_OBJECTIVE
  *   mode = auto | software | pio | dma    HWOFFLOAD_MODE
  *   fallback = yes | no                   HWOFFLOAD_FALLBACK
+ *   retry_ms = MILLISECONDS               HWOFFLOAD_RETRY_MS
  *   algorithms = all | NAME,NAME...       HWOFFLOAD_ALGORITHMS
  *   stats = yes | no                      HWOFFLOAD_STATS
  *
  * A value that is not one of these is an error that names the key and where it came from; the
  * provider then does not load, rather than run with a default the user did not ask for.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -29,7 +31,16 @@ struct setting {
 	char origin[64]; /* "environment variable HWOFFLOAD_MODE" or "openssl.cnf" */
 };
 
-enum setting_index { TABLE, OBJECTIVE, MODE, FALLBACK, ALGORITHMS, STATS, SETTING_COUNT };
+enum setting_index {
+	TABLE,
+	OBJECTIVE,
+	MODE,
+	FALLBACK,
+	RETRY_MS,
+	ALGORITHMS,
+	STATS,
+	SETTING_COUNT
+};
 
 static const char *const run_mode_names[] = {
 	[HWOFF_RUN_AUTO] = "auto",
@@ -70,6 +81,22 @@ static int read_bool(struct hwoff_prov *prov, const struct setting *s, bool *out
 	if (i < 0)
 		return bad_value(prov, s, "yes or no");
 	*out = i % 2;
+	return 1;
+}
+
+/* A whole number of milliseconds up to HWOFF_RETRY_MS_MAX. */
+static int read_milliseconds(struct hwoff_prov *prov, const struct setting *s, unsigned int *out)
+{
+	unsigned long value;
+	char *end;
+
+	if (!s->value)
+		return 1;
+	errno = 0;
+	value = strtoul(s->value, &end, 10);
+	if (end == s->value || *end || errno || value > HWOFF_RETRY_MS_MAX || s->value[0] == '-')
+		return bad_value(prov, s, "a number of milliseconds from 0 to 3600000");
+	*out = (unsigned int)value;
 	return 1;
 }
 
@@ -151,6 +178,7 @@ int hwoff_config_read(struct hwoff_prov *prov, const OSSL_DISPATCH *in)
 		[OBJECTIVE] = { "objective", "HWOFFLOAD_OBJECTIVE" },
 		[MODE] = { "mode", "HWOFFLOAD_MODE" },
 		[FALLBACK] = { "fallback", "HWOFFLOAD_FALLBACK" },
+		[RETRY_MS] = { "retry_ms", "HWOFFLOAD_RETRY_MS" },
 		[ALGORITHMS] = { "algorithms", "HWOFFLOAD_ALGORITHMS" },
 		[STATS] = { "stats", "HWOFFLOAD_STATS" },
 	};
@@ -159,7 +187,8 @@ int hwoff_config_read(struct hwoff_prov *prov, const OSSL_DISPATCH *in)
 
 	*c = (struct hwoff_config){ .objective = HWOFF_THROUGHPUT,
 				    .mode = HWOFF_RUN_AUTO,
-				    .fallback = true };
+				    .fallback = true,
+				    .retry_ms = HWOFF_RETRY_MS_DEFAULT };
 	if (!gather(prov, in, settings))
 		return 0;
 	if (settings[TABLE].value) {
@@ -181,6 +210,7 @@ int hwoff_config_read(struct hwoff_prov *prov, const OSSL_DISPATCH *in)
 		c->mode = i;
 	}
 	return read_bool(prov, &settings[FALLBACK], &c->fallback) &&
+	       read_milliseconds(prov, &settings[RETRY_MS], &c->retry_ms) &&
 	       read_bool(prov, &settings[STATS], &c->stats) &&
 	       read_algorithms(prov, &settings[ALGORITHMS], c->enabled);
 }

@@ -148,7 +148,7 @@ static int kernel_failed(struct digest_ctx *c, size_t pending)
 						err) &&
 		       start_software(c);
 	hwoff_count_error(&path->counters);
-	hwoff_path_mark_unusable(path, err);
+	hwoff_path_failed(path, err, c->prov->config.retry_ms * 1000000ull);
 	c->state = DIGEST_FINISHED;
 	HWOFF_RAISE(c->prov, HWOFF_R_KERNEL,
 		    "%s: %s; the kernel had part of this message, so software cannot finish it",
@@ -415,6 +415,7 @@ static int digest_final(void *vctx, unsigned char *out, size_t *outl, size_t out
 		if (!hwoff_hash_finup(c->kernel, c->buf, c->buf_len, out, outsize)) {
 			c->buf_len = 0;
 			c->kernel_fresh = true;
+			hwoff_path_served(c->path);
 			goto done;
 		}
 		if (!kernel_failed(c, 0))

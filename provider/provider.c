@@ -248,8 +248,17 @@ struct hwoff_path *hwoff_prov_route(struct hwoff_prov *prov, const struct hwoff_
 	if (!c.unusable)
 		return c.path;
 	if (!prov->config.fallback) {
-		HWOFF_RAISE(prov, HWOFF_R_KERNEL, "%s is unusable and fallback is off: %s",
-			    c.unusable->name, hwoff_path_unusable_reason(c.unusable));
+		long long retry_in = hwoff_path_retry_in_ms(c.unusable);
+
+		if (retry_in >= 0)
+			HWOFF_RAISE(prov, HWOFF_R_KERNEL,
+				    "%s is out of service and fallback is off: %s (next try in %lld "
+				    "ms)",
+				    c.unusable->name, hwoff_path_unusable_reason(c.unusable),
+				    retry_in);
+		else
+			HWOFF_RAISE(prov, HWOFF_R_KERNEL, "%s is unusable and fallback is off: %s",
+				    c.unusable->name, hwoff_path_unusable_reason(c.unusable));
 		return NULL;
 	}
 	hwoff_count_fallback(&c.unusable->counters, HWOFF_FALLBACK_PATH_UNUSABLE);
@@ -260,7 +269,7 @@ bool hwoff_prov_kernel_failed(struct hwoff_prov *prov, struct hwoff_path *path,
 			      enum hwoff_fallback_reason why, const char *message)
 {
 	hwoff_count_error(&path->counters);
-	hwoff_path_mark_unusable(path, message);
+	hwoff_path_failed(path, message, prov->config.retry_ms * 1000000ull);
 	if (!prov->config.fallback) {
 		HWOFF_RAISE(prov, HWOFF_R_KERNEL, "%s (fallback is off)", message);
 		return false;
@@ -399,11 +408,22 @@ static int set_up_routes(struct hwoff_prov *prov)
 
 	switch (prov->config.mode) {
 	case HWOFF_RUN_AUTO:
-		if (prov->config.table[0]) {
-			if (!load_table_file(prov))
-				return -1;
+		if (prov->config.table[0] && !load_table_file(prov))
+			return -1;
+		if (prov->probe.error) {
+			/* Nothing but software can serve here: that is the route, not a fallback. */
+			if (prov->table)
+				hwoff_appendf(prov->warnings, sizeof(prov->warnings),
+					      "table %s is not used: %s\n", prov->config.table,
+					      prov->probe.reason);
+			hwoff_table_free(prov->table);
+			prov->table = hwoff_table_new();
+			snprintf(prov->table_source, sizeof(prov->table_source),
+				 "none: software only, as AF_ALG is unusable here");
 			break;
 		}
+		if (prov->config.table[0])
+			break;
 		prov->table = hwoff_table_default(prov->discovery);
 		snprintf(prov->table_source, sizeof(prov->table_source),
 			 "built-in (software below %d B for AES, %d B for digests, the engine's "
@@ -427,8 +447,6 @@ static int set_up_routes(struct hwoff_prov *prov)
 	}
 	if (!prov->table)
 		return 0;
-	if (prov->probe.error)
-		hwoff_table_mark_kernel_paths_unusable(prov->table, prov->probe.reason);
 	note_sizes(prov);
 	return 1;
 }

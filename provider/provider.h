@@ -35,11 +35,15 @@ enum hwoff_run_mode {
 	HWOFF_RUN_DMA, /* always the bundled engine's DMA driver */
 };
 
+#define HWOFF_RETRY_MS_DEFAULT 1000
+#define HWOFF_RETRY_MS_MAX     3600000
+
 struct hwoff_config {
 	char table[PATH_MAX]; /* "" for the built-in table */
 	enum hwoff_objective objective;
 	enum hwoff_run_mode mode;
 	bool fallback; /* redo a failed kernel request in software */
+	unsigned int retry_ms; /* a failed path's first back-off (table.h: hwoff_path_failed()) */
 	bool stats; /* print the statistics to stderr when the provider is unloaded */
 	bool enabled[HWOFF_PROV_ALGS_MAX]; /* by row of hwoff_algs[] */
 };
@@ -193,9 +197,10 @@ struct hwoff_path *hwoff_prov_route(struct hwoff_prov *prov, const struct hwoff_
 				    struct hwoff_route_cache *cache);
 
 /*
- * A kernel path failed (setup or request, with the transport's message): count it, mark the path
- * unusable, and say whether the caller may redo the request in software (fallback on). When not,
- * the error is raised.
+ * A kernel path failed (setup or request, with the transport's message): count it, take the path
+ * out of service for its back-off (config.retry_ms, growing while it keeps failing), and say
+ * whether the caller may redo the request in software (fallback on). When not, the error is
+ * raised.
  */
 bool hwoff_prov_kernel_failed(struct hwoff_prov *prov, struct hwoff_path *path,
 			      enum hwoff_fallback_reason why, const char *message);

@@ -10,11 +10,19 @@
  * as the reference. The provider's statistics show which path served.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <glob.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/syscall.h>
 #include <unistd.h>
+
+#include <linux/filter.h>
+#include <linux/seccomp.h>
 
 #include <openssl/core_names.h>
 #include <openssl/err.h>
@@ -33,11 +41,12 @@
 
 #define MAX_LEN	   (1 << 20)
 #define MAX_PIECES 64
-#define ENV_KEYS   6
+#define ENV_KEYS   7
 
-static const char *const env_keys[ENV_KEYS] = { "HWOFFLOAD_MODE",	"HWOFFLOAD_TABLE",
-						"HWOFFLOAD_OBJECTIVE",	"HWOFFLOAD_FALLBACK",
-						"HWOFFLOAD_ALGORITHMS", "HWOFFLOAD_STATS" };
+static const char *const env_keys[ENV_KEYS] = {
+	"HWOFFLOAD_MODE",     "HWOFFLOAD_TABLE", "HWOFFLOAD_OBJECTIVE",	 "HWOFFLOAD_FALLBACK",
+	"HWOFFLOAD_RETRY_MS", "HWOFFLOAD_STATS", "HWOFFLOAD_ALGORITHMS",
+};
 
 #if PROVIDER_TEST_IN_GUEST
 static const char *const modes[] = { "software", "auto", "pio", "dma" };
@@ -543,6 +552,79 @@ START_TEST(parameters_match_default)
 }
 END_TEST
 
+/*
+ * One TLS 1.2 record through a CBC context given libssl's record parameters (tls-version,
+ * tls-mac-size): sealed in place (the cipher pads), opened (it checks and strips the padding,
+ * hands out the MAC), as by OpenSSL's own; a record with bad padding fails the same way.
+ */
+static int tls_record(EVP_CIPHER *cipher, int enc, const unsigned char *key, unsigned char *rec,
+		      size_t len, size_t room, size_t *outl, unsigned char *mac)
+{
+	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+	unsigned int version = 0x0303; /* TLS 1.2 */
+	size_t mac_size = 32;
+	unsigned char *mac_ptr = NULL;
+	OSSL_PARAM set[] = { OSSL_PARAM_uint(OSSL_CIPHER_PARAM_TLS_VERSION, &version),
+			     OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_TLS_MAC_SIZE, &mac_size),
+			     OSSL_PARAM_END };
+	OSSL_PARAM get[] = { OSSL_PARAM_octet_ptr(OSSL_CIPHER_PARAM_TLS_MAC, (void **)&mac_ptr,
+						  mac_size),
+			     OSSL_PARAM_END };
+	int ok, n = 0;
+
+	ck_assert(EVP_CipherInit_ex2(ctx, cipher, key, NULL, enc, NULL));
+	ck_assert_msg(EVP_CIPHER_CTX_set_params(ctx, set), "%s refuses the TLS parameters",
+		      EVP_CIPHER_get0_provider(cipher) ? EVP_CIPHER_get0_name(cipher) : "?");
+	ok = EVP_CipherUpdate(ctx, rec, &n, rec, (int)len) && n >= 0 && (size_t)n <= room;
+	*outl = ok ? (size_t)n : 0;
+	if (ok && !enc) {
+		ck_assert(EVP_CIPHER_CTX_get_params(ctx, get));
+		ck_assert_ptr_nonnull(mac_ptr);
+		memcpy(mac, mac_ptr, mac_size);
+	}
+	EVP_CIPHER_CTX_free(ctx);
+	ERR_clear_error();
+	return ok;
+}
+
+START_TEST(tls_record_matches_default)
+{
+	const char *name = _i % 2 ? "AES-256-CBC" : "AES-128-CBC";
+	const size_t payload = 16 + 1000 + 32; /* explicit IV, data, MAC */
+	unsigned char key[32], rh[2048], rr[2048], mh[32], mr[32];
+	size_t lh, lr, sealed;
+	struct test_rng rng;
+	struct env e;
+
+	test_rng_init(&rng, 0x7100 + (uint64_t)_i);
+	test_rng_fill(&rng, key, sizeof(key));
+	test_rng_fill(&rng, rh, payload);
+	memcpy(rr, rh, payload);
+	load(&e, _i < 2 ? "auto" : "software", "no");
+	{
+		EVP_CIPHER *hw = EVP_CIPHER_fetch(e.libctx, name, "provider=hwoffload");
+		EVP_CIPHER *ref = EVP_CIPHER_fetch(e.libctx, name, "provider=default");
+
+		ck_assert(tls_record(hw, 1, key, rh, payload, sizeof(rh), &lh, NULL));
+		ck_assert(tls_record(ref, 1, key, rr, payload, sizeof(rr), &lr, NULL));
+		ck_assert_uint_eq(lh, lr);
+		ck_assert_bytes_eq("sealed record", rh, rr, lr);
+		sealed = lr;
+		ck_assert(tls_record(hw, 0, key, rh, sealed, sizeof(rh), &lh, mh));
+		ck_assert(tls_record(ref, 0, key, rr, sealed, sizeof(rr), &lr, mr));
+		ck_assert_uint_eq(lh, lr);
+		ck_assert_bytes_eq("opened record", rh, rr, lr);
+		ck_assert_bytes_eq("record MAC", mh, mr, sizeof(mh));
+		/* not a whole number of blocks: publicly bad, refused by both */
+		ck_assert_int_eq(tls_record(hw, 0, key, rh, sealed - 1, sizeof(rh), &lh, mh),
+				 tls_record(ref, 0, key, rr, sealed - 1, sizeof(rr), &lr, mr));
+		EVP_CIPHER_free(hw);
+		EVP_CIPHER_free(ref);
+	}
+	unload(&e);
+}
+END_TEST
+
 /* ---- configuration ------------------------------------------------------------------------------
  */
 
@@ -777,6 +859,23 @@ START_TEST(path_switch_midstream)
 }
 END_TEST
 
+/* b->in as one request, a digest (md) or one EVP_EncryptUpdate (cipher): whether it succeeded. */
+static int one_request(EVP_MD *md, EVP_CIPHER *cipher, const unsigned char *key,
+		       const unsigned char *iv, struct buffers *b, size_t len)
+{
+	EVP_CIPHER_CTX *ctx;
+	int outl, ok;
+
+	memset(b->out, 0, len);
+	if (md)
+		return EVP_Digest(b->in, len, b->out, NULL, md, NULL);
+	ctx = EVP_CIPHER_CTX_new();
+	ck_assert(EVP_EncryptInit_ex2(ctx, cipher, key, iv, NULL));
+	ok = EVP_EncryptUpdate(ctx, b->out, &outl, b->in, (int)len) && (size_t)outl == len;
+	EVP_CIPHER_CTX_free(ctx);
+	return ok;
+}
+
 static void write_knob(const char *name, int value)
 {
 	char pattern[256];
@@ -853,6 +952,157 @@ START_TEST(kernel_fault)
 	buffers_free(&b);
 }
 END_TEST
+
+/*
+ * A path that failed serves again once the fault is gone: during its back-off (retry_ms) the
+ * requests go to software (fallback on) or fail saying when it is tried next (off); after it,
+ * the engine serves, and the statistics count the failure and the recovery.
+ */
+START_TEST(kernel_fault_recovers)
+{
+	const struct hwoff_alg *alg = hwoff_alg_by_name(_i < 2 ? "AES-128-CTR" : "SHA2-512");
+	bool fallback = _i % 2 == 0;
+	const char *dma = engine_driver(alg->kernel_name, HWOFF_IMPL_ENGINE_DMA);
+	const char *settings[] = { "HWOFFLOAD_MODE=dma",
+				   fallback ? "HWOFFLOAD_FALLBACK=yes" : "HWOFFLOAD_FALLBACK=no",
+				   "HWOFFLOAD_RETRY_MS=2000", NULL };
+	const struct timespec past_backoff = { 2, 300000000 };
+	EVP_MD *hw_md = NULL, *ref_md = NULL;
+	EVP_CIPHER *hw_c = NULL, *ref_c = NULL;
+	unsigned char key[16], iv[16];
+	size_t len = 32768, out_len = alg->digest_bytes ? alg->digest_bytes : len;
+	struct test_rng rng;
+	struct buffers b;
+	struct env e;
+	long long served;
+
+	test_rng_init(&rng, 0x6000 + (uint64_t)_i);
+	buffers_alloc(&b);
+	test_rng_fill(&rng, b.in, len);
+	test_rng_fill(&rng, key, sizeof(key));
+	test_rng_fill(&rng, iv, sizeof(iv));
+	ck_assert(load_with(&e, settings));
+	if (hwoff_alg_is_digest(alg)) {
+		hw_md = EVP_MD_fetch(e.libctx, alg->name, "provider=hwoffload");
+		ref_md = EVP_MD_fetch(e.libctx, alg->name, "provider=default");
+		ck_assert(EVP_Digest(b.in, len, b.ref, NULL, ref_md, NULL));
+	} else {
+		hw_c = EVP_CIPHER_fetch(e.libctx, alg->name, "provider=hwoffload");
+		ref_c = EVP_CIPHER_fetch(e.libctx, alg->name, "provider=default");
+		cipher_run(ref_c, 1, 0, key, iv, b.in, len, &len, 1, b.ref);
+	}
+	ck_assert(one_request(hw_md, hw_c, key, iv, &b, len));
+	ck_assert_bytes_eq(alg->name, b.out, b.ref, out_len);
+	served = path_counter(&e, dma, "requests");
+	ck_assert_int_ge(served, 1);
+
+	write_knob("fault_dma_error", 1); /* the next engine job fails */
+	ck_assert_int_eq(one_request(hw_md, hw_c, key, iv, &b, len), fallback);
+	if (fallback)
+		ck_assert_bytes_eq(alg->name, b.out, b.ref, out_len);
+	else
+		ck_assert_error_says(dma);
+	write_knob("fault_dma_error", 0);
+	ck_assert_int_eq(path_counter(&e, dma, "failures"), 1);
+
+	/* within the back-off: not sent to the engine */
+	ck_assert_int_eq(one_request(hw_md, hw_c, key, iv, &b, len), fallback);
+	if (fallback)
+		ck_assert_bytes_eq(alg->name, b.out, b.ref, out_len);
+	else
+		ck_assert_error_says("next try in");
+	ck_assert_int_eq(path_counter(&e, dma, "requests"), served);
+
+	nanosleep(&past_backoff, NULL);
+	ck_assert(one_request(hw_md, hw_c, key, iv, &b, len));
+	ck_assert_bytes_eq(alg->name, b.out, b.ref, out_len);
+	ck_assert(one_request(hw_md, hw_c, key, iv, &b, len));
+	ck_assert_bytes_eq(alg->name, b.out, b.ref, out_len);
+	ck_assert_int_eq(path_counter(&e, dma, "requests"), served + 2);
+	ck_assert_int_eq(path_counter(&e, dma, "failures"), 1);
+	ck_assert_int_eq(path_counter(&e, dma, "recoveries"), 1);
+	ck_assert_int_ge(path_counter(&e, dma, "unusable-ms"), 2000);
+	EVP_MD_free(hw_md);
+	EVP_MD_free(ref_md);
+	EVP_CIPHER_free(hw_c);
+	EVP_CIPHER_free(ref_c);
+	unload(&e);
+	buffers_free(&b);
+}
+END_TEST
+
+/*
+ * A process refused AF_ALG by a seccomp filter (as sandboxed services are) while the kernel has
+ * it and lists the engine: mode auto serves everything in software as its route, with no
+ * fallback (so fallback=no does not fail), and the reason names the refusal, not a kernel option.
+ * The filter stays with Check's forked test process.
+ */
+START_TEST(af_alg_refused)
+{
+	const int refusal = _i ? EPERM : EAFNOSUPPORT;
+	struct sock_filter filter[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 3),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_ALG, 0, 1),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (unsigned int)refusal),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
+	};
+	struct sock_fprog prog = { .len = sizeof(filter) / sizeof(filter[0]), .filter = filter };
+	const char *settings[] = { "HWOFFLOAD_MODE=auto", "HWOFFLOAD_FALLBACK=no", NULL };
+	const char *reason;
+	struct buffers b;
+	struct env e;
+	size_t len = 65536;
+
+	ck_assert_ptr_nonnull(engine_driver("cbc(aes)", HWOFF_IMPL_ENGINE_DMA));
+	ck_assert_int_eq(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
+	ck_assert_int_eq(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog), 0);
+	ck_assert_int_lt(socket(AF_ALG, SOCK_SEQPACKET, 0), 0);
+
+	buffers_alloc(&b);
+	memset(b.in, 0x5a, len);
+	ck_assert(load_with(&e, settings));
+	reason = provider_param(&e, "hwoffload-af-alg-reason");
+	ck_assert_msg(strstr(reason, "denied to this process") && strstr(reason, "seccomp") &&
+			      strstr(reason, "although the kernel has it") &&
+			      !strstr(reason, "CONFIG_CRYPTO"),
+		      "reason: %s", reason);
+	ck_assert_msg(strstr(provider_param(&e, "hwoffload-table"), "software only"), "table: %s",
+		      provider_param(&e, "hwoffload-table"));
+	for (size_t i = 0; i < hwoff_alg_count; i++) {
+		const struct hwoff_alg *alg = row(i);
+		unsigned char key[32] = { 7 }, iv[16] = { 9 };
+
+		if (hwoff_alg_is_digest(alg)) {
+			EVP_MD *hw = EVP_MD_fetch(e.libctx, alg->name, "provider=hwoffload");
+			EVP_MD *ref = EVP_MD_fetch(e.libctx, alg->name, "provider=default");
+
+			ck_assert_msg(one_request(hw, NULL, key, iv, &b, len), "%s", alg->name);
+			ck_assert(EVP_Digest(b.in, len, b.ref, NULL, ref, NULL));
+			ck_assert_bytes_eq(alg->name, b.out, b.ref, alg->digest_bytes);
+			EVP_MD_free(hw);
+			EVP_MD_free(ref);
+		} else {
+			EVP_CIPHER *hw =
+				EVP_CIPHER_fetch(e.libctx, alg->name, "provider=hwoffload");
+			EVP_CIPHER *ref = EVP_CIPHER_fetch(e.libctx, alg->name, "provider=default");
+
+			ck_assert_msg(one_request(NULL, hw, key, iv, &b, len), "%s", alg->name);
+			cipher_run(ref, 1, 0, key, iv, b.in, len, &len, 1, b.ref);
+			ck_assert_bytes_eq(alg->name, b.out, b.ref, len);
+			EVP_CIPHER_free(hw);
+			EVP_CIPHER_free(ref);
+		}
+	}
+	ck_assert_msg(!strstr(provider_param(&e, "hwoffload-statistics"), "hwoffload"),
+		      "a kernel path in the statistics: %s",
+		      provider_param(&e, "hwoffload-statistics"));
+	ck_assert_int_eq(path_counter(&e, "software", "fallbacks"), 0);
+	unload(&e);
+	buffers_free(&b);
+}
+END_TEST
 #endif
 
 static Suite *provider_suite(void)
@@ -869,10 +1119,13 @@ static Suite *provider_suite(void)
 			    (int)(sizeof(bad_configs) / sizeof(bad_configs[0])));
 	tcase_add_test(tc, bad_table_file);
 	tcase_add_test(tc, algorithm_list);
+	tcase_add_loop_test(tc, tls_record_matches_default, 0, 4);
 #if PROVIDER_TEST_IN_GUEST
 	tcase_add_test(tc, af_alg_here);
 	tcase_add_loop_test(tc, path_switch_midstream, 0, (int)hwoff_alg_count);
 	tcase_add_loop_test(tc, kernel_fault, 0, 4);
+	tcase_add_loop_test(tc, kernel_fault_recovers, 0, 4);
+	tcase_add_loop_test(tc, af_alg_refused, 0, 2);
 #else
 	tcase_add_test(tc, no_af_alg);
 #endif

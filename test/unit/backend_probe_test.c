@@ -121,6 +121,42 @@ START_TEST(test_reasons)
 }
 END_TEST
 
+/* A process refused AF_ALG is told apart from a kernel without it, by what the kernel shows. */
+START_TEST(test_reasons_refused)
+{
+	struct hwoff_probe_facts facts = { .kernel_release = "6.1.0-57-amd64",
+					   .af_alg_restrict = -1,
+					   .af_alg = HWOFF_AF_ALG_PRESENT,
+					   .seccomp = HWOFF_SECCOMP_ON };
+	char reason[HWOFF_PROBE_REASON_MAX];
+
+	/* a seccomp filter answering EAFNOSUPPORT while the kernel has AF_ALG */
+	hwoff_probe_explain(reason, sizeof(reason), EAFNOSUPPORT, NULL, NULL, &facts);
+	ck_assert_msg(strstr(reason, "AF_ALG is denied to this process") &&
+			      strstr(reason, "although the kernel has it") &&
+			      strstr(reason, "seccomp") && !strstr(reason, "CONFIG_CRYPTO"),
+		      "%s", reason);
+	hwoff_probe_explain(reason, sizeof(reason), EPERM, NULL, NULL, &facts);
+	ck_assert_msg(strstr(reason, "denied") && strstr(reason, "seccomp"), "%s", reason);
+
+	facts.seccomp = HWOFF_SECCOMP_OFF;
+	hwoff_probe_explain(reason, sizeof(reason), EACCES, NULL, NULL, &facts);
+	ck_assert_msg(strstr(reason, "security module") && !strstr(reason, "seccomp"), "%s",
+		      reason);
+
+	facts.af_alg = HWOFF_AF_ALG_NOT_LOADED;
+	hwoff_probe_explain(reason, sizeof(reason), EAFNOSUPPORT, NULL, NULL, &facts);
+	ck_assert_msg(strstr(reason, "has the af_alg module but it is not loaded") &&
+			      strstr(reason, "modprobe af_alg") && !strstr(reason, "CONFIG_CRYPTO"),
+		      "%s", reason);
+
+	facts.af_alg = HWOFF_AF_ALG_ABSENT;
+	hwoff_probe_explain(reason, sizeof(reason), EAFNOSUPPORT, NULL, NULL, &facts);
+	ck_assert_msg(strstr(reason, "CONFIG_CRYPTO_USER_API") && !strstr(reason, "seccomp"), "%s",
+		      reason);
+}
+END_TEST
+
 Suite *backend_probe_suite(void)
 {
 	Suite *s = suite_create("backend_probe");
@@ -130,6 +166,7 @@ Suite *backend_probe_suite(void)
 	tcase_add_test(tc, test_reprobe_after_fork);
 	tcase_add_test(tc, test_probe_alg_here);
 	tcase_add_test(tc, test_reasons);
+	tcase_add_test(tc, test_reasons_refused);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 
 #include "backend/table.h"
 #include "test/unit/backend_test.h"
@@ -385,6 +386,82 @@ START_TEST(test_unusable_path)
 }
 END_TEST
 
+/* A failed path: software while its back-off runs, one request tries it after. */
+START_TEST(test_failed_path_backoff)
+{
+	struct hwoff_table *t = load_table("table-good.txt");
+	const struct hwoff_alg *cbc = alg("AES-128-CBC");
+	struct hwoff_path *pio = hwoff_decide(t, cbc, 128, HWOFF_ENCRYPT, 300, HWOFF_THROUGHPUT).path;
+	const uint64_t second = 1000000000;
+	struct hwoff_choice choice;
+	struct hwoff_counts n;
+
+	ck_assert_int_eq(hwoff_path_retry_in_ms(pio), -1);
+	ck_assert(hwoff_path_failed(pio, "recvmsg: Connection timed out", 10 * second));
+	/* the requests in flight with it fail too: they neither mark it again nor stretch it */
+	ck_assert(!hwoff_path_failed(pio, "recvmsg: No such device", 10 * second));
+	ck_assert_str_eq(hwoff_path_unusable_reason(pio), "recvmsg: Connection timed out");
+	ck_assert_int_gt(hwoff_path_retry_in_ms(pio), 9000);
+	ck_assert_int_le(hwoff_path_retry_in_ms(pio), 10000);
+	choice = hwoff_decide(t, cbc, 128, HWOFF_ENCRYPT, 300, HWOFF_THROUGHPUT);
+	ck_assert_str_eq(choice.path->name, "software");
+	ck_assert_ptr_eq(choice.unusable, pio);
+	hwoff_path_served(pio); /* a request from before the failure: no recovery */
+	ck_assert_ptr_nonnull(hwoff_path_unusable_reason(pio));
+	/* for good wins over a back-off */
+	ck_assert(hwoff_path_mark_unusable(pio, "no such driver"));
+	ck_assert_int_eq(hwoff_path_retry_in_ms(pio), -1);
+	ck_assert(!hwoff_path_failed(pio, "later", 0));
+	hwoff_counters_read(&pio->counters, &n);
+	ck_assert_uint_eq(n.failures, 1);
+	hwoff_table_free(t);
+}
+END_TEST
+
+/* The try after the back-off: its failure doubles the wait, its success puts the path back. */
+START_TEST(test_failed_path_recovers)
+{
+	struct hwoff_table *t = load_table("table-good.txt");
+	const struct hwoff_alg *cbc = alg("AES-128-CBC");
+	struct hwoff_path *pio = hwoff_decide(t, cbc, 128, HWOFF_ENCRYPT, 300, HWOFF_THROUGHPUT).path;
+	const uint64_t backoff = 300000000; /* 300 ms */
+	const struct timespec past_backoff = { 0, 350000000 }, past_double = { 0, 650000000 };
+	struct hwoff_choice choice;
+	struct hwoff_counts n;
+
+	ck_assert(hwoff_path_failed(pio, "recvmsg: Connection timed out", backoff));
+	nanosleep(&past_backoff, NULL);
+	ck_assert_int_eq(hwoff_path_retry_in_ms(pio), 0);
+	choice = hwoff_decide(t, cbc, 128, HWOFF_ENCRYPT, 300, HWOFF_THROUGHPUT);
+	ck_assert_ptr_eq(choice.path, pio); /* this request tries it */
+	ck_assert_ptr_null(choice.unusable);
+	choice = hwoff_decide(t, cbc, 128, HWOFF_ENCRYPT, 300, HWOFF_THROUGHPUT);
+	ck_assert_ptr_eq(choice.unusable, pio); /* only one at a time */
+	ck_assert(hwoff_path_failed(pio, "recvmsg: Connection timed out", backoff));
+	ck_assert_int_gt(hwoff_path_retry_in_ms(pio), 300); /* doubled */
+	ck_assert_int_le(hwoff_path_retry_in_ms(pio), 600);
+	ck_assert_str_eq(hwoff_path_unusable_reason(pio), "recvmsg: Connection timed out");
+
+	nanosleep(&past_double, NULL);
+	choice = hwoff_decide(t, cbc, 128, HWOFF_ENCRYPT, 300, HWOFF_THROUGHPUT);
+	ck_assert_ptr_eq(choice.path, pio);
+	hwoff_path_served(pio);
+	ck_assert_ptr_null(hwoff_path_unusable_reason(pio));
+	ck_assert_int_eq(hwoff_path_retry_in_ms(pio), -1);
+	ck_assert_ptr_eq(hwoff_decide(t, cbc, 128, HWOFF_ENCRYPT, 300, HWOFF_THROUGHPUT).path, pio);
+	hwoff_counters_read(&pio->counters, &n);
+	ck_assert_uint_eq(n.failures, 2);
+	ck_assert_uint_eq(n.recoveries, 1);
+	ck_assert_uint_ge(n.unusable_ns, 950000000); /* 350 + 650 ms asleep, less clock slack */
+
+	/* a new failure after a recovery starts from the first back-off again */
+	ck_assert(hwoff_path_failed(pio, "recvmsg: Input/output error", backoff));
+	ck_assert_int_le(hwoff_path_retry_in_ms(pio), 300);
+	ck_assert_str_eq(hwoff_path_unusable_reason(pio), "recvmsg: Input/output error");
+	hwoff_table_free(t);
+}
+END_TEST
+
 struct race {
 	struct hwoff_table *t;
 	struct hwoff_path *path;
@@ -576,6 +653,8 @@ Suite *backend_table_suite(void)
 	tcase_add_test(decision, test_default_with_engine);
 	tcase_add_test(decision, test_unusable_path);
 	tcase_add_test(decision, test_unusable_race);
+	tcase_add_test(decision, test_failed_path_backoff);
+	tcase_add_test(decision, test_failed_path_recovers);
 	suite_add_tcase(s, decision);
 
 	tcase_add_test(machine, test_check_drivers);
