@@ -59,7 +59,8 @@ struct cipher_ctx {
 	bool delegated;
 	/*
 	 * Given the TLS record parameters: libssl's CBC record layer (padding and MAC checks in
-	 * constant time) is the default provider's, so the stream is its context for good.
+	 * constant time) is the default provider's, so the stream is its context for good: always
+	 * delegated, and init, EVP_Cipher() and the parameters forwarded whole.
 	 */
 	bool tls;
 	struct hwoff_tally tally;
@@ -499,19 +500,9 @@ static int enter_tls(struct cipher_ctx *c)
 	}
 	if (!c->delegated && !enter_delegation(c))
 		return 0;
-	hwoff_tally_flush(&c->tally);
 	drop_kernel_sessions(c);
+	c->delegate_below = SIZE_MAX; /* updates and final: as any delegated stream's */
 	c->tls = true;
-	return 1;
-}
-
-static int tls_update(struct cipher_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
-		      const unsigned char *in, size_t inl)
-{
-	if (!c->sw->cipher.update(c->software, out, outl, outsize, in, inl))
-		return 0;
-	if (inl)
-		hwoff_tally_add(&c->tally, software_path(c), inl);
 	return 1;
 }
 
@@ -519,9 +510,11 @@ static int cipher_init(struct cipher_ctx *c, bool encrypt, const unsigned char *
 		       const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
 {
 	hwoff_tally_flush(&c->tally);
-	if (c->tls)
+	if (c->tls) {
+		c->keyed |= key != NULL;
 		return (encrypt ? c->sw->cipher.encrypt_init : c->sw->cipher.decrypt_init)(
 			c->software, key, keylen, iv, ivlen, params);
+	}
 	if (!leave_delegation(c))
 		return 0;
 	if (key) {
@@ -634,8 +627,6 @@ static int cipher_update(void *vctx, unsigned char *out, size_t *outl, size_t ou
 {
 	struct cipher_ctx *c = vctx;
 
-	if (c->tls)
-		return tls_update(c, out, outl, outsize, in, inl);
 	if (!check_call(c, out, in, inl))
 		return 0;
 	switch (delegated_for(c, c->buf_len + inl)) {
@@ -662,8 +653,6 @@ static int cipher_final(void *vctx, unsigned char *out, size_t *outl, size_t out
 	unsigned char block[AES_BLOCK];
 	unsigned int pad;
 
-	if (c->tls)
-		return c->sw->cipher.final(c->software, out, outl, outsize);
 	if (!check_call(c, out, NULL, 0))
 		return 0;
 	if (c->delegated) {
