@@ -1,16 +1,21 @@
 #!/bin/bash
 # The guest harness's own test: it must pass a clean command through with its status, output and
-# arguments intact, and fail on every kind of kernel-log problem and on a timeout. Each case boots
-# a guest (qemu64: no AES-NI modules to load, the fastest boot); as many at once as there are CPUs.
+# arguments intact, fail on every kind of kernel-log problem and on a timeout, boot once more
+# after a panic at boot (only then) and print its time limit. Each case boots a guest (qemu64: no
+# AES-NI modules to load, the fastest boot); as many at once as there are CPUs.
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+if [ -n "${HWOFFLOAD_GUEST_KERNELS+set}" ] && [ -z "${HWOFFLOAD_GUEST_KERNELS// /}" ]; then
+	echo "SKIP: HWOFFLOAD_GUEST_KERNELS is empty, no guest kernel to boot"
+	exit 77
+fi
 results=$(mktemp -d)
 tmp_tree=$(mktemp -d /tmp/hwoffload-selftest.XXXXXX)
 trap 'rm -rf "$results" "$tmp_tree" selftest-guest-wrote.tmp' EXIT
 cases=0
 
 # expect NAME WANT_STATUS GREP_PATTERN HARNESS_ARGS...: the run's exit status and a line of output;
-# in_dir=DIR runs the harness from DIR instead of here.
+# in_dir=DIR runs the harness from DIR instead of here; absent=PATTERN: no line may match it.
 expect() {
 	local name=$1 want=$2 pattern=$3 n=$((++cases))
 	shift 3
@@ -21,11 +26,13 @@ expect() {
 		out=$results/$n.out
 		(cd "${in_dir:-.}" && "$here/run" --cpu qemu64 "$@") >"$out" 2>&1
 		status=$?
-		if [ "$status" = "$want" ] && grep -Eq -- "$pattern" "$out"; then
+		if [ "$status" = "$want" ] && grep -Eq -- "$pattern" "$out" &&
+			{ [ -z "${absent:-}" ] || ! grep -Eq -- "$absent" "$out"; }; then
 			echo "PASS: $name" >"$results/$n.result"
 		else
 			{
-				echo "FAIL: $name: exit $status (want $want), output (want /$pattern/):"
+				echo "FAIL: $name: exit $status (want $want), output" \
+					"(want /$pattern/${absent:+, not /$absent/}):"
 				sed 's/^/    /' "$out"
 			} >"$results/$n.result"
 		fi
@@ -33,6 +40,8 @@ expect() {
 }
 
 expect "status and output pass through" 3 '^guest says hi$' -- sh -c 'echo guest says hi; exit 3'
+expect "the time limit and the host's slowdown are printed" 0 \
+	'[0-9]+ s, of which [0-9]+ s waiting for a host CPU.*time limit 900 s' --timeout 900 -- true
 expect "arguments keep their quoting" 0 "^\[a b\]\[c'd\]\[\\\$HOME\]\[\]$" -- \
 	printf '[%s]' 'a b' "c'd" '$HOME' ''
 rm -f selftest-guest-wrote.tmp
@@ -53,9 +62,13 @@ for line in 'WARNING: CPU: 0 PID: 1 at test' \
 done
 expect "a failing command keeps its status when the kernel log is bad too" 5 "logged a problem" -- \
 	sh -c "echo 'WARNING: CPU: 1 PID: 7 at test' >/dev/kmsg; exit 5"
-expect "a real kernel crash fails the run" 99 "without reporting|logged a problem" -- \
+absent='once more' expect "a real kernel crash fails the run, with no second boot" 99 \
+	"without reporting|logged a problem" -- \
 	sh -c 'echo 1 >/proc/sys/kernel/sysrq; echo c >/proc/sysrq-trigger'
-expect "the time limit kills QEMU" 124 "timed out after 15 s" --timeout 15 -- sleep 600
+# No init to run and no root to mount: the kernel panics while booting, both times.
+expect "a panic at boot boots once more, then fails" 99 "panicked while booting.*once more" \
+	--append rdinit=/none -- true
+expect "the time limit kills QEMU" 124 "timed out after 15 s of running time" --timeout 15 -- sleep 600
 expect "an unknown kernel line is refused" 2 "no kernel 5.4" --kernel 5.4 -- true
 
 wait
@@ -67,6 +80,15 @@ if [ "$(cat selftest-guest-wrote.tmp 2>/dev/null)" = from-guest ]; then
 	passed=$((passed + 1))
 else
 	echo "FAIL: the host does not see selftest-guest-wrote.tmp written by the guest"
+	failed=$((failed + 1))
+fi
+skipped=$(HWOFFLOAD_GUEST_KERNELS=' ' "$here/../run-test" test/guest/none)
+if [ $? -eq 77 ] && [ "$skipped" = \
+	"SKIP: test/guest/none: HWOFFLOAD_GUEST_KERNELS is empty, no guest kernel to run it on" ]; then
+	echo "PASS: an empty HWOFFLOAD_GUEST_KERNELS skips the guest suites"
+	passed=$((passed + 1))
+else
+	echo "FAIL: an empty HWOFFLOAD_GUEST_KERNELS does not skip test/guest/none"
 	failed=$((failed + 1))
 fi
 echo "harness selftest: $passed passed, $failed failed"
