@@ -21,7 +21,7 @@
 
 #define PROC_CRYPTO "/proc/crypto"
 #define SYS_MODULE  "/sys/module"
-#define OFFLOAD_RULE                                                                         \
+#define OFFLOAD_RULE                                                                           \
 	"off-CPU = its module or one linked with it binds a device, or async and neither the " \
 	"SIMD wrapper of an internal CPU implementation nor cryptd"
 /* Modules that bind a device: 6.1 in QEMU has 5, a desktop some dozens. */
@@ -437,9 +437,10 @@ int hwoff_discovery_query_kernel_flags(struct hwoff_discovery *d)
 	if (fd < 0) {
 		int error = errno;
 
-		hwoff_appendf(d->basis, sizeof(d->basis),
-			      "; crypto_user netlink unavailable: %s (it needs the crypto_user module)",
-			      strerror(error));
+		hwoff_appendf(
+			d->basis, sizeof(d->basis),
+			"; crypto_user netlink unavailable: %s (it needs the crypto_user module)",
+			strerror(error));
 		return -error;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &answer_limit, sizeof(answer_limit));
@@ -454,13 +455,15 @@ int hwoff_discovery_query_kernel_flags(struct hwoff_discovery *d)
 	close(fd);
 
 	if (!unanswered)
-		hwoff_appendf(d->basis, sizeof(d->basis),
-			      "; crypto_user netlink: CRYPTO_ALG_KERN_DRIVER_ONLY recorded, not used");
+		hwoff_appendf(
+			d->basis, sizeof(d->basis),
+			"; crypto_user netlink: CRYPTO_ALG_KERN_DRIVER_ONLY recorded, not used");
 	else
-		hwoff_appendf(d->basis, sizeof(d->basis),
-			      "; crypto_user netlink: CRYPTO_ALG_KERN_DRIVER_ONLY recorded, not used, "
-			      "but not for %zu of %zu (%.64s: %s)",
-			      unanswered, d->count, first_driver, strerror(first_error));
+		hwoff_appendf(
+			d->basis, sizeof(d->basis),
+			"; crypto_user netlink: CRYPTO_ALG_KERN_DRIVER_ONLY recorded, not used, "
+			"but not for %zu of %zu (%.64s: %s)",
+			unanswered, d->count, first_driver, strerror(first_error));
 	return 0;
 }
 

@@ -164,8 +164,8 @@ START_TEST(test_bundled_engine)
 END_TEST
 
 /*
- * crypto_user's answers as recorded (test/data/README), put where hwoff_discovery_query_kernel_flags()
- * puts them; returns how many of d's implementations got one.
+ * crypto_user's answers as recorded (test/data/README), put where
+ * hwoff_discovery_query_kernel_flags() puts them; returns how many of d's implementations got one.
  */
 static size_t inject_kernel_flags(const char *name)
 {
