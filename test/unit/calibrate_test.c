@@ -267,11 +267,8 @@ START_TEST(test_verified_limits)
 		{ 400, 100, 25, 15, 1.5, 0, 0 },
 	};
 	static const size_t limits[3] = { SIZE_MAX, 65536, 4096 };
-	/* unlimited, DMA would serve 2048-8191 (geometric mean of 4 and 16 KiB) */
-	static const struct cal_range want_thr[] = {
-		{ 0, SW }, { 512, PIO }, { 2048, DMA }, { 4097, PIO }, { 65537, SW }
-	};
-	static const struct cal_range want_cpu[] = {
+	/* both objectives; unlimited, DMA would serve 2048-8191 (geometric mean of 4 and 16 KiB) */
+	static const struct cal_range want[] = {
 		{ 0, SW }, { 512, PIO }, { 2048, DMA }, { 4097, PIO }, { 65537, SW }
 	};
 	static const struct cal_range without_limits[] = {
@@ -282,8 +279,8 @@ START_TEST(test_verified_limits)
 	size_t from_subject[CAL_PATHS_MAX];
 
 	fill(pts, 3, thr, cpu);
-	derive_limited_eq(pts, 7, 7, limits, HWOFF_THROUGHPUT, TIE, want_thr, 5);
-	derive_limited_eq(pts, 7, 7, limits, HWOFF_CPU, TIE, want_cpu, 5);
+	derive_limited_eq(pts, 7, 7, limits, HWOFF_THROUGHPUT, TIE, want, 5);
+	derive_limited_eq(pts, 7, 7, limits, HWOFF_CPU, TIE, want, 5);
 	derive_eq(pts, 7, 7, HWOFF_THROUGHPUT, TIE, without_limits, 4);
 
 	/* cal_limits(): software without limit, a kernel path up to what it was verified at */
