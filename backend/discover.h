@@ -60,7 +60,7 @@ struct hwoff_discovery {
 	struct hwoff_impl impls[HWOFF_IMPLS_MAX];
 	size_t skipped_internal; /* internal or "__" entries of the table's kernel names */
 	size_t skipped_not_passed; /* self-test failed or not run: the kernel will not hand out */
-	char basis[256]; /* how the classes were decided, for the provider to report */
+	char basis[512]; /* how the classes were decided, for the provider to report */
 };
 
 /*
