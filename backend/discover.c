@@ -1,6 +1,8 @@
 /*
- * discover.c - read /proc/crypto, ask crypto_user netlink, classify the implementations.
+ * discover.c - read /proc/crypto and /sys/module, classify the implementations, and record what
+ * crypto_user netlink says of them.
  */
+#include <dirent.h>
 #include <errno.h>
 #include <limits.h>
 #include <stdarg.h>
@@ -15,12 +17,15 @@
 
 #include "backend/algs.h"
 #include "backend/discover.h"
+#include "backend/text.h"
 
-/* include/linux/crypto.h, not exported to userspace: "hardware not directly usable by users" */
-#define CRYPTO_ALG_KERN_DRIVER_ONLY 0x00001000
-
-#define PROC_CRYPTO    "/proc/crypto"
-#define HEURISTIC_RULE "async and not the SIMD wrapper of an internal CPU implementation"
+#define PROC_CRYPTO "/proc/crypto"
+#define SYS_MODULE  "/sys/module"
+#define OFFLOAD_RULE                                                                           \
+	"off-CPU = its module or one linked with it binds a device, or async and neither the " \
+	"SIMD wrapper of an internal CPU implementation nor cryptd"
+/* Modules that bind a device: 6.1 in QEMU has 5, a desktop some dozens. */
+#define DEVICE_MODULES_MAX 512
 
 /* One /proc/crypto entry while it is read; only the fields discovery uses. */
 struct entry {
@@ -69,24 +74,32 @@ static enum hwoff_impl_class engine_class(const char *driver)
 }
 
 /*
- * Ours are known by module. For the rest the kernel's CRYPTO_ALG_KERN_DRIVER_ONLY flag is the
- * authority (it is what OpenSSL's devcrypto engine and afalg_engine use), but only crypto_user
- * netlink shows it. /proc/crypto has no such flag, and "async: yes" alone is not enough: on x86
- * the AES-NI skciphers are async too, because crypto/simd.c wraps each internal "__cbc-aes-aesni"
- * in an async "cbc-aes-aesni" (through cryptd) for when the FPU cannot be used. So an off-CPU
- * engine is an async implementation that is no such wrapper and no cryptd instance; shash,
- * lskcipher and cipher types are synchronous CPU code by construction.
+ * Ours are known by module. The kernel's CRYPTO_ALG_KERN_DRIVER_ONLY flag would be its own word
+ * for the rest, but only crypto_user netlink shows it, and engine drivers do not all set it
+ * (virtio_crypto, paravirtual, does not): a class taken from it would change with netlink's reach.
+ * So the class rests on what /proc/crypto and sysfs always show. A driver whose module, or a
+ * module linked with it (ccp_crypto on ccp, intel_qat under qat_4xxx), binds a device is an
+ * engine. So is an async one, which covers engines built into the kernel, whose module sysfs
+ * does not name, but "async: yes" alone is not enough: on x86 the AES-NI skciphers are async
+ * too, because crypto/simd.c wraps each internal "__cbc-aes-aesni" in an async "cbc-aes-aesni"
+ * (through cryptd) for when the FPU cannot be used; such wrappers and cryptd instances are CPU
+ * code. shash, lskcipher and cipher types are synchronous CPU code by construction.
  */
 static enum hwoff_impl_class classify(const struct hwoff_impl *impl)
 {
 	if (strcmp(impl->module, HWOFF_ENGINE_MODULE) == 0)
 		return engine_class(impl->driver);
-	if (impl->kernel_flags_known)
-		return impl->kernel_flags & CRYPTO_ALG_KERN_DRIVER_ONLY ? HWOFF_IMPL_OFFLOAD
-									: HWOFF_IMPL_CPU;
+	if (impl->binds_device)
+		return HWOFF_IMPL_OFFLOAD;
 	if (impl->async && !impl->simd_wrapper && strncmp(impl->driver, "cryptd(", 7) != 0)
 		return HWOFF_IMPL_OFFLOAD;
 	return HWOFF_IMPL_CPU;
+}
+
+void hwoff_discovery_classify(struct hwoff_discovery *d)
+{
+	for (size_t i = 0; i < d->count; i++)
+		d->impls[i].class = classify(&d->impls[i]);
 }
 
 static int copy_value(struct parse *p, unsigned int line, char *dst, size_t size, const char *key,
@@ -270,16 +283,12 @@ int hwoff_discovery_read(struct hwoff_discovery *d, FILE *in, const char *source
 	if (in_entry && finish_entry(p, &e))
 		goto out;
 
-	for (size_t i = 0; i < d->count; i++) {
-		struct hwoff_impl *impl = &d->impls[i];
-
+	for (size_t i = 0; i < d->count; i++)
 		for (size_t w = 0; w < p->wrapped_count; w++)
-			if (strcmp(p->wrapped[w], impl->driver) == 0)
-				impl->simd_wrapper = true;
-		impl->class = classify(impl);
-	}
-	snprintf(d->basis, sizeof(d->basis),
-		 "classified from /proc/crypto: off-CPU = " HEURISTIC_RULE);
+			if (strcmp(p->wrapped[w], d->impls[i].driver) == 0)
+				d->impls[i].simd_wrapper = true;
+	hwoff_discovery_classify(d);
+	snprintf(d->basis, sizeof(d->basis), "classified from /proc/crypto: " OFFLOAD_RULE);
 	ret = 0;
 out:
 	free(p);
@@ -298,6 +307,71 @@ int hwoff_discovery_load(struct hwoff_discovery *d, const char *path, char *err,
 	ret = hwoff_discovery_read(d, in, path, err, err_len);
 	fclose(in);
 	return ret;
+}
+
+/* Whether directory path has an entry besides "." and "..". */
+static bool has_entries(const char *path)
+{
+	DIR *dir = opendir(path);
+	const struct dirent *e;
+	bool found = false;
+
+	if (!dir)
+		return false;
+	while (!found && (e = readdir(dir)))
+		found = strcmp(e->d_name, ".") != 0 && strcmp(e->d_name, "..") != 0;
+	closedir(dir);
+	return found;
+}
+
+/* Whether SYS_MODULE/holder/holders/held exists: module held uses holder's symbols. */
+static bool holds(const char *sys_module, const char *holder, const char *held)
+{
+	char path[4096];
+
+	snprintf(path, sizeof(path), "%s/%s/holders/%s", sys_module, holder, held);
+	return access(path, F_OK) == 0;
+}
+
+/* Whether module, or a module linked with it either way, is one of binders[0..count). */
+static bool binds_device(const char *sys_module, const char *module,
+			 char (*binders)[HWOFF_MODULE_NAME_MAX], size_t count)
+{
+	for (size_t i = 0; i < count; i++)
+		if (strcmp(binders[i], module) == 0 || holds(sys_module, binders[i], module) ||
+		    holds(sys_module, module, binders[i]))
+			return true;
+	return false;
+}
+
+void hwoff_discovery_read_modules(struct hwoff_discovery *d, const char *sys_module)
+{
+	char(*binders)[HWOFF_MODULE_NAME_MAX] = calloc(DEVICE_MODULES_MAX, sizeof(*binders));
+	DIR *dir = binders ? opendir(sys_module) : NULL;
+	const struct dirent *e;
+	size_t count = 0;
+	char path[4096];
+
+	while (dir && count < DEVICE_MODULES_MAX && (e = readdir(dir))) {
+		if (e->d_name[0] == '.' || strlen(e->d_name) >= HWOFF_MODULE_NAME_MAX)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s/drivers", sys_module, e->d_name);
+		if (has_entries(path))
+			strcpy(binders[count++], e->d_name);
+	}
+	for (size_t i = 0; i < d->count; i++) {
+		struct hwoff_impl *impl = &d->impls[i];
+
+		/* "kernel": built in, no module of its own to look at */
+		impl->binds_device = strcmp(impl->module, "kernel") != 0 &&
+				     binds_device(sys_module, impl->module, binders, count);
+	}
+	hwoff_discovery_classify(d);
+	snprintf(d->basis, sizeof(d->basis), "classified from /proc/crypto and %s%s: " OFFLOAD_RULE,
+		 sys_module, dir ? "" : " (unreadable)");
+	if (dir)
+		closedir(dir);
+	free(binders);
 }
 
 /* CRYPTO_MSG_GETALG for one driver name; fills its flags. Returns 0 or -errno. */
@@ -363,37 +437,33 @@ int hwoff_discovery_query_kernel_flags(struct hwoff_discovery *d)
 	if (fd < 0) {
 		int error = errno;
 
-		snprintf(d->basis, sizeof(d->basis),
-			 "classified from /proc/crypto (off-CPU = " HEURISTIC_RULE
-			 "): crypto_user netlink unavailable: %s (it needs the crypto_user module)",
-			 strerror(error));
+		hwoff_appendf(
+			d->basis, sizeof(d->basis),
+			"; crypto_user netlink unavailable: %s (it needs the crypto_user module)",
+			strerror(error));
 		return -error;
 	}
 	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &answer_limit, sizeof(answer_limit));
 	for (size_t i = 0; i < d->count; i++) {
 		int ret = query_flags(fd, (uint32_t)i + 1, &d->impls[i]);
 
-		if (ret) {
-			if (!unanswered++) {
-				first_error = -ret;
-				first_driver = d->impls[i].driver;
-			}
-			continue;
+		if (ret && !unanswered++) {
+			first_error = -ret;
+			first_driver = d->impls[i].driver;
 		}
-		d->impls[i].class = classify(&d->impls[i]);
 	}
 	close(fd);
 
 	if (!unanswered)
-		snprintf(d->basis, sizeof(d->basis),
-			 "classified by the kernel's CRYPTO_ALG_KERN_DRIVER_ONLY flag (crypto_user "
-			 "netlink)");
+		hwoff_appendf(
+			d->basis, sizeof(d->basis),
+			"; crypto_user netlink: CRYPTO_ALG_KERN_DRIVER_ONLY recorded, not used");
 	else
-		snprintf(d->basis, sizeof(d->basis),
-			 "classified by CRYPTO_ALG_KERN_DRIVER_ONLY (crypto_user netlink) but %zu "
-			 "of %zu "
-			 "from /proc/crypto, netlink failing (%.64s: %s)",
-			 unanswered, d->count, first_driver, strerror(first_error));
+		hwoff_appendf(
+			d->basis, sizeof(d->basis),
+			"; crypto_user netlink: CRYPTO_ALG_KERN_DRIVER_ONLY recorded, not used, "
+			"but not for %zu of %zu (%.64s: %s)",
+			unanswered, d->count, first_driver, strerror(first_error));
 	return 0;
 }
 
@@ -401,6 +471,7 @@ int hwoff_discover(struct hwoff_discovery *d, char *err, size_t err_len)
 {
 	if (hwoff_discovery_load(d, PROC_CRYPTO, err, err_len))
 		return -1;
+	hwoff_discovery_read_modules(d, SYS_MODULE);
 	hwoff_discovery_query_kernel_flags(d); /* on failure d->basis says so */
 	return 0;
 }

@@ -4,8 +4,9 @@
  * /proc/crypto lists every implementation; discovery keeps those that a user could get (not
  * internal, self-test passed) for the kernel names in the algorithm table, and classifies each:
  * the bundled engine's PIO, DMA or auto driver, another vendor's off-CPU engine, or a CPU
- * implementation in the kernel. The kernel's own CRYPTO_ALG_KERN_DRIVER_ONLY flag decides that
- * when crypto_user netlink can be asked; otherwise a rule on /proc/crypto does (see classify()).
+ * implementation in the kernel. The class rests on /proc/crypto and sysfs only, never on
+ * crypto_user netlink, so that a driver gets one class whether netlink is reachable or not
+ * (see classify()); netlink's CRYPTO_ALG_KERN_DRIVER_ONLY is recorded for hwoffload-info only.
  */
 #ifndef HWOFF_BACKEND_DISCOVER_H
 #define HWOFF_BACKEND_DISCOVER_H
@@ -17,6 +18,9 @@
 #define HWOFF_NAME_MAX	      128 /* the kernel's CRYPTO_MAX_ALG_NAME, NUL included */
 #define HWOFF_MODULE_NAME_MAX 64 /* the kernel's MODULE_NAME_LEN is smaller */
 #define HWOFF_IMPLS_MAX	      128 /* 6.12 on x86 with AVX2 has 29 */
+
+/* include/linux/crypto.h, not exported to userspace: "hardware not directly usable by users" */
+#define CRYPTO_ALG_KERN_DRIVER_ONLY 0x00001000
 
 /* The module of the bundled engine driver (kernel/); its drivers end in -pio, -dma or neither. */
 #define HWOFF_ENGINE_MODULE "hwoffload"
@@ -45,8 +49,9 @@ struct hwoff_impl {
 	bool async;
 	enum hwoff_fips_allowed fips_allowed;
 	bool simd_wrapper; /* an internal "__DRIVER" exists: see classify() */
+	bool binds_device; /* its module, or one linked with it, has a device driver (sysfs) */
 	bool kernel_flags_known; /* kernel_flags came from crypto_user netlink */
-	uint32_t kernel_flags; /* cru_flags: CRYPTO_ALG_* */
+	uint32_t kernel_flags; /* cru_flags: CRYPTO_ALG_*, shown, never used to classify */
 	enum hwoff_impl_class class;
 };
 
@@ -55,26 +60,34 @@ struct hwoff_discovery {
 	struct hwoff_impl impls[HWOFF_IMPLS_MAX];
 	size_t skipped_internal; /* internal or "__" entries of the table's kernel names */
 	size_t skipped_not_passed; /* self-test failed or not run: the kernel will not hand out */
-	char basis[256]; /* how the classes were decided, for the provider to report */
+	char basis[512]; /* how the classes were decided, for the provider to report */
 };
 
 /*
  * Parse /proc/crypto text. source names the input in errors ("SOURCE:LINE: reason"). Classifies
- * by the /proc/crypto rule. Returns 0, or -1 with err filled.
+ * by /proc/crypto alone. Returns 0, or -1 with err filled.
  */
 int hwoff_discovery_read(struct hwoff_discovery *d, FILE *in, const char *source, char *err,
 			 size_t err_len);
 int hwoff_discovery_load(struct hwoff_discovery *d, const char *path, char *err, size_t err_len);
 
 /*
- * Ask crypto_user netlink (CRYPTO_MSG_GETALG) for each implementation's flags and reclassify by
- * CRYPTO_ALG_KERN_DRIVER_ONLY. Returns 0, or -errno when netlink could not be used at all; then
- * the classes stay as read and d->basis says why. Implementations netlink did not answer for
- * keep their /proc/crypto class, and d->basis counts them.
+ * Which implementations come from a module that binds a device, from the sysfs tree of modules
+ * at sys_module ("/sys/module": MODULE/drivers/BUS:NAME, MODULE/holders/MODULE), and classify
+ * again. A module sysfs does not show (built in, or no such tree) binds nothing known.
+ */
+void hwoff_discovery_read_modules(struct hwoff_discovery *d, const char *sys_module);
+
+/* Classify every implementation from its facts (see classify()); the readers above call it. */
+void hwoff_discovery_classify(struct hwoff_discovery *d);
+
+/*
+ * Ask crypto_user netlink (CRYPTO_MSG_GETALG) for each implementation's flags and record them;
+ * the classes do not change. Returns 0, or -errno when netlink could not be used at all.
  */
 int hwoff_discovery_query_kernel_flags(struct hwoff_discovery *d);
 
-/* This machine: /proc/crypto, then netlink. Returns 0, or -1 with err filled. */
+/* This machine: /proc/crypto, /sys/module, then netlink. Returns 0, or -1 with err filled. */
 int hwoff_discover(struct hwoff_discovery *d, char *err, size_t err_len);
 
 /* The first implementation of kernel_name in this class (e.g. the engine's PIO driver), or NULL. */

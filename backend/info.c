@@ -81,9 +81,15 @@ static void print_implementation(const struct hwoff_impl *impl, bool af_alg)
 					     sizeof(reason));
 		reach = bind_error ? "refused" : "ok";
 	}
-	printf("implementation: %s %s class=%s priority=%d module=%s type=%s async=%s af_alg=%s\n",
+	printf("implementation: %s %s class=%s priority=%d module=%s type=%s async=%s "
+	       "binds-device=%s kern-driver-only=%s af_alg=%s\n",
 	       impl->name, impl->driver, hwoff_impl_class_name(impl->class), impl->priority,
-	       impl->module, impl->type[0] ? impl->type : "?", impl->async ? "yes" : "no", reach);
+	       impl->module, impl->type[0] ? impl->type : "?", impl->async ? "yes" : "no",
+	       impl->binds_device ? "yes" : "no",
+	       !impl->kernel_flags_known			  ? "unknown"
+	       : impl->kernel_flags & CRYPTO_ALG_KERN_DRIVER_ONLY ? "yes"
+								  : "no",
+	       reach);
 	if (strcmp(reach, "refused") == 0)
 		printf("implementation-reason: %s: %s\n", impl->driver, reason);
 }

@@ -5,6 +5,7 @@
  */
 #include <limits.h>
 #include <math.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -101,30 +102,64 @@ static size_t boundary(size_t below, size_t above)
 	return mid < above ? mid : above;
 }
 
-/* Drop r[k] of *n: its sizes go to the range before it (to the one after, for the first). */
-static void drop_range(struct cal_range *r, unsigned int *points_in, unsigned int *n,
-		       unsigned int k)
+/* The largest size path may serve (SIZE_MAX: any). */
+static size_t limit_of(const size_t *limits, unsigned int path)
 {
-	if (k == 0) {
-		r[1].start = 0;
-		points_in[1] += points_in[0];
+	return limits ? limits[path] : SIZE_MAX;
+}
+
+/* Whether r[k - 1]'s path may serve r[k]'s sizes too (r[0..n)). */
+static bool may_extend(const struct cal_range *r, unsigned int n, unsigned int k,
+		       const size_t *limits)
+{
+	size_t limit = limit_of(limits, r[k - 1].path);
+
+	return k + 1 < n ? r[k + 1].start - 1 <= limit : limit == SIZE_MAX;
+}
+
+/*
+ * Drop r[k] of *n: its sizes go to the range before it when that path may serve them, else to
+ * the one after (which is never beyond its limit: it only starts lower). Returns false, and
+ * drops nothing, for the last range when the one before it may not serve its sizes.
+ */
+static bool drop_range(struct cal_range *r, unsigned int *points_in, unsigned int *n,
+		       unsigned int k, const size_t *limits)
+{
+	if (k == 0 || !may_extend(r, *n, k, limits)) {
+		if (k + 1 == *n)
+			return false;
+		r[k + 1].start = r[k].start;
+		points_in[k + 1] += points_in[k];
 	} else {
 		points_in[k - 1] += points_in[k];
 	}
 	memmove(&r[k], &r[k + 1], (*n - k - 1) * sizeof(r[0]));
 	memmove(&points_in[k], &points_in[k + 1], (*n - k - 1) * sizeof(points_in[0]));
 	(*n)--;
+	return true;
+}
+
+/* Paths of mask that may serve sizes above limit. */
+static cal_mask beyond(cal_mask mask, const size_t *limits, size_t limit)
+{
+	cal_mask m = 0;
+
+	for (unsigned int p = 0; p < CAL_PATHS_MAX; p++)
+		if ((mask & (1u << p)) && limit_of(limits, p) > limit)
+			m |= 1u << p;
+	return m;
 }
 
 unsigned int cal_derive(const struct cal_point *points, size_t count, cal_mask mask,
-			enum hwoff_objective objective, double tie, struct cal_ranges *out)
+			const size_t *limits, enum hwoff_objective objective, double tie,
+			struct cal_ranges *out)
 {
-	/* Collected unbounded first (one per point at most), then cut down to what fits. */
-	struct cal_range all[CAL_POINTS_MAX];
-	unsigned int points_in[CAL_POINTS_MAX];
+	/* Collected unbounded first (one per point at most, and one past a limit), then cut. */
+	struct cal_range all[CAL_POINTS_MAX + 1];
+	unsigned int points_in[CAL_POINTS_MAX + 1];
 	unsigned int n = 0;
-	size_t last_size = 0;
-	int previous = -1;
+	size_t last_size = 0, last_point = 0, limit;
+	int previous = -1, after;
 
 	for (size_t i = 0; i < count && i < CAL_POINTS_MAX; i++) {
 		int w = cal_winner(&points[i], mask, objective, tie, previous);
@@ -132,34 +167,54 @@ unsigned int cal_derive(const struct cal_point *points, size_t count, cal_mask m
 		if (w < 0)
 			continue;
 		if (w != previous) {
-			all[n] =
-				(struct cal_range){ .start = n ? boundary(last_size, points[i].size)
-							       : 0,
-						    .path = (unsigned int)w };
+			size_t start = n ? boundary(last_size, points[i].size) : 0;
+
+			/* the path before serves up to its limit at most */
+			if (n && start - 1 > limit_of(limits, (unsigned int)previous))
+				start = limit_of(limits, (unsigned int)previous) + 1;
+			all[n] = (struct cal_range){ .start = start, .path = (unsigned int)w };
 			points_in[n++] = 0;
 		}
 		points_in[n - 1]++;
 		previous = w;
 		last_size = points[i].size;
+		last_point = i;
+	}
+	limit = n ? limit_of(limits, all[n - 1].path) : SIZE_MAX;
+	if (limit != SIZE_MAX) {
+		after = cal_winner(&points[last_point], beyond(mask, limits, limit), objective, tie,
+				   -1);
+		if (after >= 0) {
+			all[n] = (struct cal_range){ .start = limit + 1,
+						     .path = (unsigned int)after };
+			points_in[n++] = 0;
+		}
 	}
 	while (n > HWOFF_RANGES_MAX) {
-		unsigned int fewest = 0;
+		unsigned int fewest = n;
 
-		for (unsigned int k = 1; k < n; k++)
-			if (points_in[k] < points_in[fewest])
+		for (unsigned int k = 0; k < n; k++)
+			if ((k + 1 < n || may_extend(all, n, k, limits)) &&
+			    (fewest == n || points_in[k] < points_in[fewest]))
 				fewest = k;
-		drop_range(all, points_in, &n, fewest);
+		drop_range(all, points_in, &n, fewest, limits);
 		/* The neighbours of the dropped range may now go to the same path: merge them. */
 		for (unsigned int k = 1; k < n;) {
-			if (all[k].path == all[k - 1].path)
-				drop_range(all, points_in, &n, k);
-			else
+			if (all[k].path != all[k - 1].path ||
+			    !drop_range(all, points_in, &n, k, limits))
 				k++;
 		}
 	}
 	out->count = n;
 	memcpy(out->r, all, n * sizeof(all[0]));
 	return n;
+}
+
+void cal_limits(const struct cal_subject *s, size_t limits[CAL_PATHS_MAX])
+{
+	for (unsigned int p = 0; p < CAL_PATHS_MAX; p++)
+		limits[p] = p < s->path_count && !s->paths[p].software ? s->paths[p].verified
+								       : SIZE_MAX;
 }
 
 cal_mask cal_usable(const struct cal_subject *s)

@@ -11,22 +11,35 @@
  * also sizes its samples), then the repeats go round-robin over the paths, starting one path
  * later each time, so that a machine that drifts or is busy for a moment spreads over all paths;
  * each figure is the median of the repeats.
+ *
+ * Before a kernel path is measured at a size its output there is checked against software's, in
+ * a child process under a time limit: a driver that is wrong, or hangs (one was seen stuck in
+ * skcipher_recvmsg from 128 KiB on, right up to 64 KiB), serves only up to the largest size it
+ * passed at, and the derivation keeps its ranges below that.
  */
+#define _GNU_SOURCE /* pipe2 */
+#include <errno.h>
+#include <fcntl.h>
 #include <math.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
+#include <poll.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "backend/probe.h"
 #include "backend/text.h"
 #include "backend/transport.h"
 #include "bench/calibrate.h"
 
-#define CHECK_BYTES 4096 /* a kernel path must agree with OpenSSL on this much first */
-#define REPEATS_MAX 64
+/* A check's time limit: far more than one request should take, short enough to wait for. */
+#define CHECK_SECONDS 10
+#define REPEATS_MAX   64
 
 /* One path of one subject, ready to serve requests. */
 struct runner {
@@ -132,29 +145,92 @@ static int runner_request(struct runner *r, const unsigned char *in, unsigned ch
 }
 
 /*
- * Whether a kernel path gives OpenSSL's answer for CHECK_BYTES of data: a driver that is wrong
+ * Whether a kernel path gives OpenSSL's answer for size bytes of in: a driver that is wrong
  * must not be calibrated into the table. Both start from the same key and zero IV.
  */
 static int check_path(const struct cal_subject *s, const struct cal_path *path,
-		      const unsigned char *in, char *err, size_t err_len)
+		      const unsigned char *in, size_t size, char *err, size_t err_len)
 {
-	static unsigned char want[CHECK_BYTES], got[CHECK_BYTES];
+	unsigned char *want = malloc(size + EVP_MAX_MD_SIZE), *got = malloc(size + EVP_MAX_MD_SIZE);
 	struct runner sw, kernel;
-	int ret;
+	int ret = -1;
 
+	if (!want || !got) {
+		snprintf(err, err_len, "out of memory");
+		goto out;
+	}
 	if (runner_open(&sw, s, &s->paths[0], err, err_len))
-		return -1;
-	ret = runner_request(&sw, in, want, CHECK_BYTES, err, err_len);
+		goto out;
+	ret = runner_request(&sw, in, want, size, err, err_len);
 	runner_close(&sw);
-	if (ret || runner_open(&kernel, s, path, err, err_len))
-		return -1;
-	ret = runner_request(&kernel, in, got, CHECK_BYTES, err, err_len);
+	if (ret || (ret = runner_open(&kernel, s, path, err, err_len)))
+		goto out;
+	ret = runner_request(&kernel, in, got, size, err, err_len);
 	runner_close(&kernel);
-	if (ret)
-		return -1;
-	if (memcmp(got, want, hwoff_alg_is_digest(s->alg) ? s->alg->digest_bytes : CHECK_BYTES)) {
-		snprintf(err, err_len, "its %d-byte %s differs from OpenSSL's", CHECK_BYTES,
+	if (!ret && memcmp(got, want, hwoff_alg_is_digest(s->alg) ? s->alg->digest_bytes : size)) {
+		snprintf(err, err_len, "its %zu-byte %s differs from OpenSSL's", size,
 			 hwoff_direction_name(s->direction));
+		ret = -1;
+	}
+out:
+	free(want);
+	free(got);
+	return ret;
+}
+
+/*
+ * check_path() in a child process that has CHECK_SECONDS to answer: a request stuck in the
+ * kernel (uninterruptibly, so that no signal ends it) stays with the child, which is killed
+ * and left to the kernel. Returns 0 or -1 with err filled.
+ */
+static int check_in_time(const struct cal_subject *s, const struct cal_path *path,
+			 const unsigned char *in, size_t size, char *err, size_t err_len)
+{
+	struct pollfd answer;
+	size_t got = 0;
+	pid_t child;
+	int fds[2], status;
+
+	if (pipe2(fds, O_CLOEXEC)) {
+		snprintf(err, err_len, "pipe: %s", strerror(errno));
+		return -1;
+	}
+	fflush(NULL); /* the child must not write the parent's buffers again */
+	child = fork();
+	if (child == 0) {
+		int ret = check_path(s, path, in, size, err, err_len);
+
+		if (ret && write(fds[1], err, strlen(err)) < 0)
+			ret = 2;
+		_exit(ret ? 1 : 0);
+	}
+	close(fds[1]);
+	if (child < 0) {
+		close(fds[0]);
+		snprintf(err, err_len, "fork: %s", strerror(errno));
+		return -1;
+	}
+	answer = (struct pollfd){ .fd = fds[0], .events = POLLIN };
+	/* the child writes at most its reason, then exits: the pipe's end is the answer */
+	while (poll(&answer, 1, CHECK_SECONDS * 1000) == 1) {
+		ssize_t n = read(fds[0], err + got, err_len - 1 - got);
+
+		if (n <= 0)
+			break;
+		got += (size_t)n;
+	}
+	err[got] = '\0';
+	if (answer.revents == 0) {
+		close(fds[0]);
+		kill(child, SIGKILL);
+		waitpid(child, &status, WNOHANG);
+		snprintf(err, err_len, "no answer within %d s at %zu bytes", CHECK_SECONDS, size);
+		return -1;
+	}
+	close(fds[0]);
+	if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
+		if (!got)
+			snprintf(err, err_len, "its check at %zu bytes ended abnormally", size);
 		return -1;
 	}
 	return 0;
@@ -169,6 +245,49 @@ static void fail_path(struct measure *m, unsigned int p, const char *why)
 	runner_close(&m->runners[p]);
 	hwoff_appendf(m->run->notes, sizeof(m->run->notes), "dropped %s for %s %s: %s\n",
 		      path->name, m->s->alg->name, hwoff_direction_name(m->s->direction), why);
+}
+
+/*
+ * Check kernel path p at size before it is measured there (check_in_time()). A path that fails
+ * its first check is dropped; one that fails later serves only up to the largest size it passed
+ * at, and its figures above that are forgotten. Returns whether p may be measured at size.
+ */
+static bool verify(struct measure *m, unsigned int p, size_t size)
+{
+	struct cal_subject *s = m->s;
+	struct cal_path *path = &s->paths[p];
+	char err[HWOFF_TRANSPORT_ERROR_MAX];
+	size_t below = 0;
+
+	if (path->software)
+		return true;
+	if (path->limited && size > path->verified)
+		return false;
+	if (check_in_time(s, path, m->in, size, err, sizeof(err)) == 0) {
+		if (size > path->verified)
+			path->verified = size;
+		return true;
+	}
+	for (size_t i = 0; i < s->point_count; i++)
+		if (s->points[i].size < size && s->points[i].bytes_per_s[p] > 0)
+			below = s->points[i].size;
+	if (!below) {
+		fail_path(m, p, err);
+		return false;
+	}
+	for (size_t i = 0; i < s->point_count; i++) {
+		struct cal_point *pt = &s->points[i];
+
+		if (pt->size > below)
+			pt->bytes_per_s[p] = pt->cpu_ns_per_byte[p] = pt->bytes_per_s_spread[p] =
+				pt->cpu_spread[p] = 0;
+	}
+	path->verified = below;
+	path->limited = true;
+	hwoff_appendf(m->run->limits, sizeof(m->run->limits),
+		      "%s serves %s %s up to %zu bytes only: %s\n", path->name, s->alg->name,
+		      hwoff_direction_name(s->direction), below, err);
+	return false;
 }
 
 static double now_ns(void)
@@ -274,7 +393,7 @@ static void measure_size(struct measure *m, size_t size, const char *phase)
 	if (m->cfg->progress)
 		m->cfg->progress(m->cfg->progress_arg, m->index, m->run->subject_count, s, size);
 	for (unsigned int p = 0; p < s->path_count; p++) {
-		if (s->paths[p].failed)
+		if (s->paths[p].failed || !verify(m, p, size))
 			continue;
 		requests[p] = warm_up(m, p, size);
 		if (requests[p])
@@ -348,6 +467,7 @@ static void measure_subject(struct measure *m)
 	struct cal_subject *s = m->s;
 	struct view views[HWOFF_OBJECTIVE_COUNT + 1];
 	unsigned int view_count = 0, pio = 0, dma = 0;
+	size_t limits[CAL_PATHS_MAX];
 
 	for (size_t g = 0; g < m->cfg->grid_count; g++)
 		measure_size(m, m->cfg->grid[g], "grid");
@@ -362,8 +482,10 @@ static void measure_subject(struct measure *m)
 		views[view_count++] =
 			(struct view){ .mask = pio | dma, .objective = HWOFF_THROUGHPUT };
 	bisect(m, views, view_count);
+	cal_limits(s, limits);
 	for (int o = 0; o < HWOFF_OBJECTIVE_COUNT; o++)
-		cal_derive(s->points, s->point_count, cal_usable(s), o, m->cfg->tie, &s->ranges[o]);
+		cal_derive(s->points, s->point_count, cal_usable(s), limits, o, m->cfg->tie,
+			   &s->ranges[o]);
 }
 
 /*
@@ -388,11 +510,10 @@ static bool candidate(const struct hwoff_discovery *d, const struct hwoff_impl *
 	return true;
 }
 
-/* Software, then each kernel candidate that is reachable and right. */
-static void add_paths(struct cal_run *run, struct cal_subject *s, const unsigned char *in)
+/* Software, then each kernel candidate; measure_size() checks each before it measures it. */
+static void add_paths(struct cal_run *run, struct cal_subject *s)
 {
 	const struct hwoff_discovery *d = &run->discovery;
-	char err[HWOFF_TRANSPORT_ERROR_MAX];
 
 	s->paths[0] = (struct cal_path){ .software = true };
 	strcpy(s->paths[0].name, HWOFF_SOFTWARE);
@@ -411,12 +532,6 @@ static void add_paths(struct cal_run *run, struct cal_subject *s, const unsigned
 		}
 		*path = (struct cal_path){ .class = impl->class };
 		snprintf(path->name, sizeof(path->name), "%s", impl->driver);
-		if (check_path(s, path, in, err, sizeof(err))) {
-			hwoff_appendf(run->notes, sizeof(run->notes), "left out %s for %s %s: %s\n",
-				      impl->driver, s->alg->name,
-				      hwoff_direction_name(s->direction), err);
-			continue;
-		}
 		s->path_count++;
 	}
 }
@@ -468,8 +583,6 @@ int cal_measure(struct cal_run *run, const struct cal_config *cfg, char *err, si
 		return -1;
 	}
 	m.buf_len = cfg->grid[cfg->grid_count - 1];
-	if (m.buf_len < CHECK_BYTES)
-		m.buf_len = CHECK_BYTES;
 	m.in = malloc(m.buf_len);
 	m.out = malloc(m.buf_len);
 	if (!m.in || !m.out || make_subjects(run, cfg) || RAND_bytes(m.in, (int)m.buf_len) != 1) {
@@ -491,7 +604,7 @@ int cal_measure(struct cal_run *run, const struct cal_config *cfg, char *err, si
 	for (size_t i = 0; i < run->subject_count; i++) {
 		m.s = &run->subjects[i];
 		m.index = i;
-		add_paths(run, m.s, m.in);
+		add_paths(run, m.s);
 		for (unsigned int p = 0; p < m.s->path_count; p++) {
 			if (runner_open(&m.runners[p], m.s, &m.s->paths[p], err, err_len) == 0)
 				continue;

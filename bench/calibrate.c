@@ -458,7 +458,8 @@ static void render_plots(const char *dir, char *report, size_t report_len)
 
 /* ---- main ----------------------------------------------------------------------------------- */
 
-static void describe(char *buf, size_t size, const struct options *o, const char *thresholds)
+static void describe(char *buf, size_t size, const struct options *o, const struct cal_run *run,
+		     const char *thresholds)
 {
 	char date[32];
 	time_t t = time(NULL);
@@ -471,15 +472,17 @@ static void describe(char *buf, size_t size, const struct options *o, const char
 	for (size_t g = 0; g < o->grid_count; g++)
 		hwoff_appendf(buf, size, " %zu", o->grid[g]);
 	hwoff_appendf(buf, size,
-		      " bytes, crossovers bisected, ties: within %.0f %% or overlapping.\n%s",
-		      TIE * 100, thresholds);
+		      " bytes, crossovers bisected, ties: within %.0f %% or overlapping.\n"
+		      "A kernel driver serves no size above the largest it was checked right at "
+		      "(against software, within a time limit).\n%s%s",
+		      TIE * 100, run->limits, thresholds);
 }
 
 int main(int argc, char **argv)
 {
 	static struct cal_run run;
 	static char report[8192];
-	char comment[2048], err[512];
+	char comment[8192], err[512];
 	struct options o;
 	struct cal_config cfg;
 	struct hwoff_table *t;
@@ -516,7 +519,7 @@ int main(int argc, char **argv)
 
 	report_stability(&run, report, sizeof(report));
 	set_thresholds(&run, o.set_thresholds, report, sizeof(report));
-	describe(comment, sizeof(comment), &o, report);
+	describe(comment, sizeof(comment), &o, &run, report);
 	t = cal_table(&run, o.objectives, report, sizeof(report), &left_out);
 	if (!t) {
 		fprintf(stderr, "hwoffload-calibrate: out of memory\n");
@@ -534,6 +537,7 @@ int main(int argc, char **argv)
 		ret = -1;
 
 	fputs(run.notes, stdout);
+	fputs(run.limits, stdout);
 	fputs(report, stdout);
 	printf("table: %s/path-table\nmeasurements: %s/measurements.csv\n", o.out, o.out);
 	cal_run_free(&run);

@@ -34,6 +34,13 @@ struct cal_path {
 	enum hwoff_impl_class class; /* of the kernel driver; unused for software */
 	bool failed; /* failed its check or a request: no longer a candidate */
 	char failure[HWOFF_NAME_MAX + 256];
+	/*
+	 * A kernel path serves only sizes up to verified: the largest its output was checked
+	 * right at (against software, in time) before it was measured there. limited: a check
+	 * above verified failed or hung, and the path is not measured above it either.
+	 */
+	size_t verified;
+	bool limited;
 };
 
 /* The medians of the repeats at one size; 0 bytes/s for a path not measured there. */
@@ -102,10 +109,17 @@ int cal_winner(const struct cal_point *pt, cal_mask mask, enum hwoff_objective o
  * winner, and where the winner changes between two points the new one starts at their geometric
  * mean (rounded down to CAL_STEP, above the smaller point). Adjacent equal ranges are merged;
  * past HWOFF_RANGES_MAX, the range holding the fewest points goes to its neighbour until they
- * fit. Returns the number of ranges (0 when no path of mask was measured).
+ * fit. limits (NULL: none) gives per path the largest size it may serve (SIZE_MAX: any): no
+ * range of a path reaches past it; where the winner stops at its limit, the sizes above start
+ * at the limit + 1 with the best path of mask that may serve them at the last point. Returns
+ * the number of ranges (0 when no path of mask was measured).
  */
 unsigned int cal_derive(const struct cal_point *points, size_t count, cal_mask mask,
-			enum hwoff_objective objective, double tie, struct cal_ranges *out);
+			const size_t *limits, enum hwoff_objective objective, double tie,
+			struct cal_ranges *out);
+
+/* The largest size each path of s may serve: SIZE_MAX for software, else its verified size. */
+void cal_limits(const struct cal_subject *s, size_t limits[CAL_PATHS_MAX]);
 
 /* The usable paths of s (software and kernel drivers that did not fail). */
 cal_mask cal_usable(const struct cal_subject *s);
@@ -144,6 +158,8 @@ struct cal_run {
 	struct cal_subject *subjects;
 	/* Paths left out or dropped, one line each, for the user. */
 	char notes[8192];
+	/* Kernel paths limited below the largest size measured, one line each, and why. */
+	char limits[4096];
 };
 
 /* The CSV header cal_measure() writes first. */

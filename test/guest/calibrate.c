@@ -5,7 +5,8 @@
  * covers every algorithm, key size, direction and objective, and its decisions (hwoff_decide())
  * pick at every measured size the best path measured there or one tied with it (cal_tied()). The
  * paths are those discovery offers (the engine's PIO and DMA drivers when loaded; no CPU driver, no
- * auto driver beside them), and the CSV has every sample.
+ * auto driver beside them), each serves no size past the largest it was checked right at, and the
+ * CSV has every sample.
  */
 #define _GNU_SOURCE /* open_memstream */
 #include <check.h>
@@ -44,7 +45,7 @@ static void calibrate_once(void)
 	fputs(CAL_CSV_HEADER, csv);
 	ck_assert_msg(cal_measure(&run, &cfg, err, sizeof(err)) == 0, "%s", err);
 	fclose(csv);
-	printf("calibrated %zu subjects; notes:\n%s", run.subject_count, run.notes);
+	printf("calibrated %zu subjects; notes:\n%s%s", run.subject_count, run.notes, run.limits);
 	for (size_t i = 0; i < run.subject_count; i++) {
 		printf("%s %s:", run.subjects[i].alg->name,
 		       hwoff_direction_name(run.subjects[i].direction));
@@ -236,6 +237,56 @@ START_TEST(test_paths_from_discovery)
 }
 END_TEST
 
+/*
+ * Every kernel path was checked at each size it was measured at, up to the largest measured
+ * unless a check failed (then run.limits says so); no range reaches past that, and the table
+ * sends the next size elsewhere.
+ */
+START_TEST(test_paths_within_verified)
+{
+	char *text;
+	struct hwoff_table *t = written_and_read(&text);
+
+	for (size_t i = 0; i < run.subject_count; i++) {
+		const struct cal_subject *s = &run.subjects[i];
+		size_t largest = s->points[s->point_count - 1].size;
+
+		for (unsigned int p = 1; p < s->path_count; p++) {
+			const struct cal_path *path = &s->paths[p];
+
+			if (path->failed)
+				continue;
+			ck_assert_uint_le(path->verified, largest);
+			if (path->limited)
+				ck_assert_ptr_nonnull(strstr(run.limits, path->name));
+			else
+				ck_assert_uint_eq(path->verified, largest);
+			for (size_t k = 0; k < s->point_count; k++)
+				ck_assert(s->points[k].bytes_per_s[p] == 0 ||
+					  s->points[k].size <= path->verified);
+			for (int o = 0; o < HWOFF_OBJECTIVE_COUNT; o++) {
+				const struct cal_ranges *r = &s->ranges[o];
+				struct hwoff_choice c =
+					hwoff_decide(t, s->alg, s->alg->key_bytes * 8, s->direction,
+						     path->verified + 1, o);
+
+				for (unsigned int k = 0; k < r->count; k++)
+					ck_assert_msg(
+						r->r[k].path != p ||
+							(k + 1 < r->count &&
+							 r->r[k + 1].start <= path->verified + 1),
+						"%s %s: %s range from %zu past %zu", s->alg->name,
+						hwoff_objective_name(o), path->name, r->r[k].start,
+						path->verified);
+				ck_assert_str_ne(c.path->name, path->name);
+			}
+		}
+	}
+	hwoff_table_free(t);
+	free(text);
+}
+END_TEST
+
 /* One CSV row per sample: REPEATS for each path at each size it was measured at. */
 START_TEST(test_csv_has_every_sample)
 {
@@ -265,6 +316,7 @@ int main(void)
 	tcase_add_test(tc, test_ranges_ordered);
 	tcase_add_test(tc, test_decisions_match_measurements);
 	tcase_add_test(tc, test_paths_from_discovery);
+	tcase_add_test(tc, test_paths_within_verified);
 	tcase_add_test(tc, test_csv_has_every_sample);
 	suite_add_tcase(suite, tc);
 	return test_run_suite(suite);

@@ -1,7 +1,8 @@
 /*
  * backend_discover_test.c - discovery on real /proc/crypto captures (test/data/proc-crypto-*:
- * Debian 6.1 and 6.12 guests with and without AES-NI/AVX, this build host's 6.18), on fixtures
- * for another vendor's engine (omap) and for ours, and on malformed text.
+ * Debian 6.1 and 6.12 guests with and without AES-NI/AVX, this build host's 6.18, a 6.1 guest
+ * with a paravirtual engine and its /sys/module and crypto_user answers), on fixtures for
+ * another vendor's engine (omap) and for ours, and on malformed text.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -29,6 +30,16 @@ static void load(const char *name)
 
 	test_data_path(path, sizeof(path), name);
 	ck_assert_msg(hwoff_discovery_load(d, path, err, sizeof(err)) == 0, "%s", err);
+}
+
+static int read_text(const char *text, char *err, size_t err_len);
+
+static void read_modules(const char *name)
+{
+	char path[4096];
+
+	test_data_path(path, sizeof(path), name);
+	hwoff_discovery_read_modules(d, path);
 }
 
 static const struct hwoff_impl *find(const char *driver)
@@ -152,6 +163,88 @@ START_TEST(test_bundled_engine)
 }
 END_TEST
 
+/*
+ * crypto_user's answers as recorded (test/data/README), put where
+ * hwoff_discovery_query_kernel_flags() puts them; returns how many of d's implementations got one.
+ */
+static size_t inject_kernel_flags(const char *name)
+{
+	char path[4096], driver[HWOFF_NAME_MAX];
+	unsigned int flags;
+	size_t answered = 0;
+	FILE *in;
+
+	test_data_path(path, sizeof(path), name);
+	in = fopen(path, "r");
+	ck_assert_msg(in != NULL, "%s", path);
+	while (fscanf(in, "%127s %x", driver, &flags) == 2) {
+		struct hwoff_impl *impl = (struct hwoff_impl *)hwoff_discovery_find(d, driver);
+
+		if (!impl)
+			continue;
+		impl->kernel_flags = flags;
+		impl->kernel_flags_known = true;
+		answered++;
+	}
+	fclose(in);
+	return answered;
+}
+
+/*
+ * virtio_crypto (QEMU's virtio-crypto-pci) is an engine that does not set
+ * CRYPTO_ALG_KERN_DRIVER_ONLY. It is an engine by /proc/crypto alone, by /proc/crypto and
+ * /sys/module, and still with crypto_user's answers; every other driver keeps its class too.
+ */
+START_TEST(test_paravirtual_engine_either_way)
+{
+	enum hwoff_impl_class without_netlink[HWOFF_IMPLS_MAX];
+	const struct hwoff_impl *virtio;
+
+	load("proc-crypto-6.1-virtio.txt");
+	virtio = find("virtio_crypto_aes_cbc");
+	ck_assert_int_eq(virtio->class, HWOFF_IMPL_OFFLOAD);
+	read_modules("sys-module-6.1-virtio");
+	ck_assert(virtio->binds_device);
+	ck_assert_int_eq(virtio->class, HWOFF_IMPL_OFFLOAD);
+	/* aesni_intel holds crypto_simd, which binds nothing */
+	ck_assert(!find("cbc-aes-aesni")->binds_device);
+	ck_assert_ptr_nonnull(strstr(d->basis, "sys-module-6.1-virtio"));
+	ck_assert_ptr_eq(hwoff_discovery_offload_for(d, "cbc(aes)"), virtio);
+	for (size_t i = 0; i < d->count; i++) {
+		without_netlink[i] = d->impls[i].class;
+		ck_assert_msg(d->impls[i].class == HWOFF_IMPL_CPU || &d->impls[i] == virtio,
+			      "%s is %s", d->impls[i].driver,
+			      hwoff_impl_class_name(d->impls[i].class));
+	}
+
+	ck_assert_uint_eq(inject_kernel_flags("crypto-user-6.1-virtio.txt"), d->count);
+	ck_assert(!(virtio->kernel_flags & CRYPTO_ALG_KERN_DRIVER_ONLY));
+	hwoff_discovery_classify(d);
+	for (size_t i = 0; i < d->count; i++)
+		ck_assert_msg(d->impls[i].class == without_netlink[i], "%s: %s with netlink",
+			      d->impls[i].driver, hwoff_impl_class_name(d->impls[i].class));
+}
+END_TEST
+
+/* A synchronous driver of a module that binds a device is an engine; in sysfs only. */
+START_TEST(test_sync_engine_by_module)
+{
+	char text[1024], err[256];
+
+	snprintf(text, sizeof(text),
+		 "name : cbc(aes)\ndriver : virtio_crypto_aes_cbc\nmodule : virtio_crypto\n"
+		 "priority : 150\nselftest : passed\ninternal : no\ntype : skcipher\n"
+		 "async : no\n");
+	ck_assert_msg(read_text(text, err, sizeof(err)) == 0, "%s", err);
+	ck_assert_int_eq(find("virtio_crypto_aes_cbc")->class, HWOFF_IMPL_CPU);
+	read_modules("sys-module-6.1-virtio");
+	ck_assert_int_eq(find("virtio_crypto_aes_cbc")->class, HWOFF_IMPL_OFFLOAD);
+	read_modules("no-such-sys-module");
+	ck_assert_int_eq(find("virtio_crypto_aes_cbc")->class, HWOFF_IMPL_CPU);
+	ck_assert_ptr_nonnull(strstr(d->basis, "(unreadable)"));
+}
+END_TEST
+
 static int read_text(const char *text, char *err, size_t err_len)
 {
 	FILE *in = fmemopen((void *)text, strlen(text), "r");
@@ -228,8 +321,8 @@ START_TEST(test_missing_file)
 END_TEST
 
 /*
- * crypto_user netlink where the machine has it (a guest with the module), else the fallback
- * must say why. The capture's drivers need not exist here: those keep their /proc/crypto class.
+ * crypto_user netlink where the machine has it (a guest with the module), else the basis says
+ * why. Either way the classes stay as /proc/crypto gave them.
  */
 START_TEST(test_netlink_or_reason)
 {
@@ -242,8 +335,9 @@ START_TEST(test_netlink_or_reason)
 			      d->basis);
 		ck_assert_msg(strstr(d->basis, strerror(-ret)) != NULL, "%s", d->basis);
 	} else {
-		ck_assert_msg(strstr(d->basis, "CRYPTO_ALG_KERN_DRIVER_ONLY") != NULL, "%s",
-			      d->basis);
+		ck_assert_msg(strstr(d->basis, "CRYPTO_ALG_KERN_DRIVER_ONLY recorded, not used") !=
+				      NULL,
+			      "%s", d->basis);
 	}
 	assert_all_cpu();
 }
@@ -271,6 +365,8 @@ Suite *backend_discover_suite(void)
 	tcase_add_test(tc, test_foreign_engine_omap);
 	tcase_add_test(tc, test_bundled_engine);
 	tcase_add_test(tc, test_engine_without_auto);
+	tcase_add_test(tc, test_paravirtual_engine_either_way);
+	tcase_add_test(tc, test_sync_engine_by_module);
 	tcase_add_test(tc, test_malformed);
 	tcase_add_test(tc, test_missing_file);
 	tcase_add_test(tc, test_netlink_or_reason);

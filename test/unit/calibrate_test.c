@@ -1,10 +1,12 @@
 /*
  * calibrate_test.c - the calibration's derivation (bench/calibrate-derive.c) on synthetic
  * medians: known curves in, the expected ranges out; ties, one path, noise, too many
- * crossovers, paths left out, and the engine's auto threshold.
+ * crossovers, paths left out, paths limited to the sizes they were verified at, and the
+ * engine's auto threshold.
  */
 #include <check.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -30,14 +32,14 @@ static void fill(struct cal_point *pts, unsigned int paths, const double thr[][7
 	}
 }
 
-/* Derive from pts[0..n) and compare with want[0..count). */
-static void derive_eq(const struct cal_point *pts, size_t n, cal_mask mask,
-		      enum hwoff_objective objective, double tie, const struct cal_range *want,
-		      unsigned int count)
+/* Derive from pts[0..n) with paths limited by limits (NULL: none); compare with want. */
+static void derive_limited_eq(const struct cal_point *pts, size_t n, cal_mask mask,
+			      const size_t *limits, enum hwoff_objective objective, double tie,
+			      const struct cal_range *want, unsigned int count)
 {
 	struct cal_ranges got;
 
-	ck_assert_uint_eq(cal_derive(pts, n, mask, objective, tie, &got), count);
+	ck_assert_uint_eq(cal_derive(pts, n, mask, limits, objective, tie, &got), count);
 	ck_assert_uint_eq(got.count, count);
 	for (unsigned int k = 0; k < count; k++) {
 		ck_assert_msg(got.r[k].start == want[k].start && got.r[k].path == want[k].path,
@@ -45,6 +47,13 @@ static void derive_eq(const struct cal_point *pts, size_t n, cal_mask mask,
 			      objective == HWOFF_CPU ? "cpu" : "throughput", k, got.r[k].start,
 			      got.r[k].path, want[k].start, want[k].path);
 	}
+}
+
+static void derive_eq(const struct cal_point *pts, size_t n, cal_mask mask,
+		      enum hwoff_objective objective, double tie, const struct cal_range *want,
+		      unsigned int count)
+{
+	derive_limited_eq(pts, n, mask, NULL, objective, tie, want, count);
 }
 
 /* Software small, PIO in the middle, DMA large: crossovers at the geometric means. */
@@ -126,7 +135,7 @@ START_TEST(test_noise)
 	fill(pts, 2, thr, cpu);
 	derive_eq(pts, 7, 3, HWOFF_THROUGHPUT, TIE, want, 2);
 	/* Without the tie the noise makes four ranges. */
-	ck_assert_uint_eq(cal_derive(pts, 7, 3, HWOFF_THROUGHPUT, 0, &r), 4);
+	ck_assert_uint_eq(cal_derive(pts, 7, 3, NULL, HWOFF_THROUGHPUT, 0, &r), 4);
 }
 END_TEST
 
@@ -189,7 +198,7 @@ START_TEST(test_too_many_crossovers)
 		}
 	}
 	for (int o = 0; o < HWOFF_OBJECTIVE_COUNT; o++) {
-		unsigned int n = cal_derive(pts, CAL_POINTS_MAX, 7, o, TIE, &r);
+		unsigned int n = cal_derive(pts, CAL_POINTS_MAX, 7, NULL, o, TIE, &r);
 
 		ck_assert_uint_ge(n, 1);
 		ck_assert_uint_le(n, HWOFF_RANGES_MAX);
@@ -223,7 +232,7 @@ START_TEST(test_mask_and_unmeasured)
 	fill(pts, 3, thr, cpu);
 	derive_eq(pts, 7, (1u << SW) | (1u << DMA), HWOFF_THROUGHPUT, TIE, want, 2);
 	ck_assert_int_eq(cal_winner(&pts[0], 1u << DMA, HWOFF_THROUGHPUT, TIE, -1), -1);
-	ck_assert_uint_eq(cal_derive(pts, 3, 1u << DMA, HWOFF_CPU, TIE, &r), 0);
+	ck_assert_uint_eq(cal_derive(pts, 3, 1u << DMA, NULL, HWOFF_CPU, TIE, &r), 0);
 }
 END_TEST
 
@@ -237,6 +246,95 @@ START_TEST(test_boundary_rounding)
 	static const struct cal_range want[] = { { 0, 0 }, { 32, 1 } };
 
 	derive_eq(pts, 2, 3, HWOFF_THROUGHPUT, TIE, want, 2);
+}
+END_TEST
+
+/*
+ * DMA verified only up to 4 KiB (its check at 16 KiB failed or hung, so it has no figures
+ * above), PIO up to 64 KiB, the largest size measured: no range of either reaches past its
+ * limit, whatever the geometric means say, and sizes past 64 KiB go to software.
+ */
+START_TEST(test_verified_limits)
+{
+	static const double thr[3][7] = {
+		{ 100, 100, 100, 100, 100, 100, 100 },
+		{ 10, 40, 90, 150, 190, 200, 200 },
+		{ 1, 4, 16, 60, 900, 0, 0 },
+	};
+	static const double cpu[3][7] = {
+		{ 10, 10, 10, 10, 10, 10, 10 },
+		{ 50, 20, 12, 9, 8, 8, 8 },
+		{ 400, 100, 25, 15, 1.5, 0, 0 },
+	};
+	static const size_t limits[3] = { SIZE_MAX, 65536, 4096 };
+	/* both objectives; unlimited, DMA would serve 2048-8191 (geometric mean of 4 and 16 KiB) */
+	static const struct cal_range want[] = {
+		{ 0, SW }, { 512, PIO }, { 2048, DMA }, { 4097, PIO }, { 65537, SW }
+	};
+	static const struct cal_range without_limits[] = {
+		{ 0, SW }, { 512, PIO }, { 2048, DMA }, { 8192, PIO }
+	};
+	struct cal_point pts[7];
+	struct cal_subject s = { .path_count = 3 };
+	size_t from_subject[CAL_PATHS_MAX];
+
+	fill(pts, 3, thr, cpu);
+	derive_limited_eq(pts, 7, 7, limits, HWOFF_THROUGHPUT, TIE, want, 5);
+	derive_limited_eq(pts, 7, 7, limits, HWOFF_CPU, TIE, want, 5);
+	derive_eq(pts, 7, 7, HWOFF_THROUGHPUT, TIE, without_limits, 4);
+
+	/* cal_limits(): software without limit, a kernel path up to what it was verified at */
+	s.paths[SW].software = true;
+	s.paths[PIO].verified = 65536;
+	s.paths[DMA].verified = 4096;
+	s.paths[DMA].limited = true;
+	cal_limits(&s, from_subject);
+	ck_assert_uint_eq(from_subject[SW], SIZE_MAX);
+	ck_assert_uint_eq(from_subject[PIO], 65536);
+	ck_assert_uint_eq(from_subject[DMA], 4096);
+}
+END_TEST
+
+/*
+ * A path verified only to 64 KiB, alternating with software every two points up to there, then
+ * software for one point and DMA above: too many ranges. Cutting them down to HWOFF_RANGES_MAX
+ * must not hand the software point after 64 KiB to the limited path before it (it goes to DMA),
+ * nor start the next range past its limit.
+ */
+START_TEST(test_verified_limit_survives_merging)
+{
+	static const size_t limits[3] = { SIZE_MAX, 65536, SIZE_MAX };
+	struct cal_point pts[CAL_POINTS_MAX];
+	struct cal_ranges r;
+	unsigned int n;
+
+	for (size_t i = 0; i < CAL_POINTS_MAX; i++) {
+		size_t size = 4096 * (i + 1);
+		unsigned int w = size <= 65536 ? (i / 2 % 2 ? PIO : SW) : size == 69632 ? SW : DMA;
+
+		pts[i] = (struct cal_point){ .size = size };
+		for (unsigned int p = 0; p < 3; p++) {
+			if (p == PIO && size > limits[PIO])
+				continue; /* not measured past its limit */
+			pts[i].bytes_per_s[p] = p == w ? 1000 : 100;
+			pts[i].cpu_ns_per_byte[p] = p == w ? 1 : 10;
+		}
+	}
+	for (int o = 0; o < HWOFF_OBJECTIVE_COUNT; o++) {
+		n = cal_derive(pts, CAL_POINTS_MAX, 7, limits, o, TIE, &r);
+		ck_assert_uint_le(n, HWOFF_RANGES_MAX);
+		ck_assert_uint_eq(r.r[0].start, 0);
+		for (unsigned int k = 0; k < n; k++) {
+			size_t end = k + 1 < n ? r.r[k + 1].start - 1 : SIZE_MAX;
+
+			if (k)
+				ck_assert_uint_gt(r.r[k].start, r.r[k - 1].start);
+			ck_assert_msg(end <= limits[r.r[k].path],
+				      "range %u of path %u ends at %zu, past %zu", k, r.r[k].path,
+				      end, limits[r.r[k].path]);
+		}
+		ck_assert_uint_eq(r.r[n - 1].path, DMA);
+	}
 }
 END_TEST
 
@@ -313,6 +411,8 @@ int main(void)
 	tcase_add_test(tc, test_too_many_crossovers);
 	tcase_add_test(tc, test_mask_and_unmeasured);
 	tcase_add_test(tc, test_boundary_rounding);
+	tcase_add_test(tc, test_verified_limits);
+	tcase_add_test(tc, test_verified_limit_survives_merging);
 	tcase_add_test(tc, test_engine_threshold);
 	suite_add_tcase(suite, tc);
 	return test_run_suite(suite);
