@@ -213,8 +213,9 @@ unsigned int cal_derive(const struct cal_point *points, size_t count, cal_mask m
 void cal_limits(const struct cal_subject *s, size_t limits[CAL_PATHS_MAX])
 {
 	for (unsigned int p = 0; p < CAL_PATHS_MAX; p++)
-		limits[p] = p < s->path_count && !s->paths[p].software ? s->paths[p].verified
-								       : SIZE_MAX;
+		limits[p] = p < s->path_count && !s->paths[p].software && !s->paths[p].serves_all
+				    ? s->paths[p].verified
+				    : SIZE_MAX;
 }
 
 cal_mask cal_usable(const struct cal_subject *s)

@@ -248,6 +248,18 @@ static void fail_path(struct measure *m, unsigned int p, const char *why)
 }
 
 /*
+ * The most bytes the driver gets in one request, whatever the caller's size: the transport sends
+ * a cipher's in pieces of the socket's buffer, and algif_hash hands a hash driver at most
+ * ALG_MAX_PAGES (16) pages per update. SIZE_MAX when not known.
+ */
+static size_t kernel_request_max(const struct runner *r)
+{
+	if (r->sk)
+		return hwoff_skcipher_chunk_bytes(r->sk);
+	return r->hash ? 16 * (size_t)sysconf(_SC_PAGESIZE) : SIZE_MAX;
+}
+
+/*
  * Check kernel path p at size before it is measured there (check_in_time()). A path that fails
  * its first check is dropped; one that fails later serves only up to the largest size it passed
  * at, and its figures above that are forgotten. Returns whether p may be measured at size.
@@ -266,6 +278,8 @@ static bool verify(struct measure *m, unsigned int p, size_t size)
 	if (check_in_time(s, path, m->in, size, err, sizeof(err)) == 0) {
 		if (size > path->verified)
 			path->verified = size;
+		if (!path->limited && size >= kernel_request_max(&m->runners[p]))
+			path->serves_all = true;
 		return true;
 	}
 	for (size_t i = 0; i < s->point_count; i++)
@@ -284,6 +298,7 @@ static bool verify(struct measure *m, unsigned int p, size_t size)
 	}
 	path->verified = below;
 	path->limited = true;
+	path->serves_all = false;
 	hwoff_appendf(m->run->limits, sizeof(m->run->limits),
 		      "%s serves %s %s up to %zu bytes only: %s\n", path->name, s->alg->name,
 		      hwoff_direction_name(s->direction), below, err);

@@ -41,6 +41,12 @@ struct cal_path {
 	 */
 	size_t verified;
 	bool limited;
+	/*
+	 * Checked right at a size no smaller than the most the kernel gets in one request (see
+	 * kernel_request_max()): larger sizes reach the driver as requests of sizes checked, so
+	 * the path may serve every size.
+	 */
+	bool serves_all;
 };
 
 /* The medians of the repeats at one size; 0 bytes/s for a path not measured there. */
@@ -118,7 +124,10 @@ unsigned int cal_derive(const struct cal_point *points, size_t count, cal_mask m
 			const size_t *limits, enum hwoff_objective objective, double tie,
 			struct cal_ranges *out);
 
-/* The largest size each path of s may serve: SIZE_MAX for software, else its verified size. */
+/*
+ * The largest size each path of s may serve: SIZE_MAX for software and a path that serves all,
+ * else its verified size.
+ */
 void cal_limits(const struct cal_subject *s, size_t limits[CAL_PATHS_MAX]);
 
 /* The usable paths of s (software and kernel drivers that did not fail). */

@@ -292,6 +292,10 @@ START_TEST(test_verified_limits)
 	ck_assert_uint_eq(from_subject[SW], SIZE_MAX);
 	ck_assert_uint_eq(from_subject[PIO], 65536);
 	ck_assert_uint_eq(from_subject[DMA], 4096);
+	/* checked at the most the kernel gets in one request: every size */
+	s.paths[PIO].serves_all = true;
+	cal_limits(&s, from_subject);
+	ck_assert_uint_eq(from_subject[PIO], SIZE_MAX);
 }
 END_TEST
 
