@@ -14,7 +14,8 @@ tmp_tree=$(mktemp -d /tmp/hwoffload-selftest.XXXXXX)
 trap 'rm -rf "$results" "$tmp_tree" selftest-guest-wrote.tmp' EXIT
 cases=0
 
-# expect NAME WANT_STATUS GREP_PATTERN HARNESS_ARGS...: the run's exit status and a line of output;
+# expect NAME WANT_STATUS GREP_PATTERN HARNESS_ARGS...: the run's exit status and a line of its
+# output or of its stderr (kept apart: the harness's last line must not join an unfinished one);
 # in_dir=DIR runs the harness from DIR instead of here; absent=PATTERN: no line may match it.
 expect() {
 	local name=$1 want=$2 pattern=$3 n=$((++cases))
@@ -23,17 +24,17 @@ expect() {
 		wait -n
 	done
 	(
-		out=$results/$n.out
-		(cd "${in_dir:-.}" && "$here/run" --cpu qemu64 "$@") >"$out" 2>&1
+		out=("$results/$n.out" "$results/$n.err")
+		(cd "${in_dir:-.}" && "$here/run" --cpu qemu64 "$@") >"${out[0]}" 2>"${out[1]}"
 		status=$?
-		if [ "$status" = "$want" ] && grep -Eq -- "$pattern" "$out" &&
-			{ [ -z "${absent:-}" ] || ! grep -Eq -- "$absent" "$out"; }; then
+		if [ "$status" = "$want" ] && grep -Eq -- "$pattern" "${out[@]}" &&
+			{ [ -z "${absent:-}" ] || ! grep -Eq -- "$absent" "${out[@]}"; }; then
 			echo "PASS: $name" >"$results/$n.result"
 		else
 			{
 				echo "FAIL: $name: exit $status (want $want), output" \
 					"(want /$pattern/${absent:+, not /$absent/}):"
-				sed 's/^/    /' "$out"
+				sed 's/^/    /' "${out[@]}"
 			} >"$results/$n.result"
 		fi
 	) &
