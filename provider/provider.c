@@ -134,6 +134,30 @@ static void take_software_digest_functions(struct hwoff_software *sw, const OSSL
 	}
 }
 
+/*
+ * Guards the first look-up of a row's software implementation, in every instance of the
+ * provider. One lock for all, held across fork() (pthread_atfork): a child forked while another
+ * thread looked one up would otherwise inherit it locked for good, and hang at its own first
+ * look-up.
+ */
+static pthread_mutex_t software_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t software_lock_atfork = PTHREAD_ONCE_INIT;
+
+static void software_lock_take(void)
+{
+	pthread_mutex_lock(&software_lock);
+}
+
+static void software_lock_give(void)
+{
+	pthread_mutex_unlock(&software_lock);
+}
+
+static void software_lock_hold_across_fork(void)
+{
+	pthread_atfork(software_lock_take, software_lock_give, software_lock_give);
+}
+
 /* Under software_lock: the default provider's entry for alg, and the functions we call. */
 static int find_software(struct hwoff_prov *prov, const struct hwoff_alg *alg)
 {
@@ -181,11 +205,11 @@ const struct hwoff_software *hwoff_software_of(struct hwoff_prov *prov, const st
 
 	if (atomic_load_explicit(&prov->software_found[row], memory_order_acquire))
 		return &prov->software[row];
-	pthread_mutex_lock(&prov->software_lock);
+	software_lock_take();
 	found = atomic_load(&prov->software_found[row]) || find_software(prov, alg);
 	if (found)
 		atomic_store_explicit(&prov->software_found[row], true, memory_order_release);
-	pthread_mutex_unlock(&prov->software_lock);
+	software_lock_give();
 	if (found)
 		return &prov->software[row];
 	HWOFF_RAISE(prov, HWOFF_R_SOFTWARE, "the default provider has no %s", alg->name);
@@ -645,7 +669,6 @@ static void provider_teardown(void *provctx)
 			OSSL_PROVIDER_unquery_operation(prov->software_provider,
 							digest ? OSSL_OP_DIGEST : OSSL_OP_CIPHER,
 							prov->software_algorithms[digest]);
-	pthread_mutex_destroy(&prov->software_lock);
 	if (prov->default_provider)
 		OSSL_PROVIDER_unload(prov->default_provider);
 	OSSL_LIB_CTX_free(prov->libctx);
@@ -717,7 +740,7 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
 	if (!prov)
 		return 0;
 	prov->handle = handle;
-	pthread_mutex_init(&prov->software_lock, NULL);
+	pthread_once(&software_lock_atfork, software_lock_hold_across_fork);
 	take_core_functions(prov, in);
 	if (hwoff_alg_count > HWOFF_PROV_ALGS_MAX) {
 		HWOFF_RAISE(prov, HWOFF_R_INIT,

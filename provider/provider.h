@@ -108,8 +108,7 @@ struct hwoff_prov {
 	char warnings[HWOFF_REPORT_MAX]; /* about the table, one per line; "" when none */
 	/* Why mode pio/dma cannot serve a row here, by row; "" when it can. */
 	char no_path[HWOFF_PROV_ALGS_MAX][HWOFF_PROBE_REASON_MAX + 256];
-	/* The default provider's implementations, found on first use. */
-	pthread_mutex_t software_lock;
+	/* The default provider's implementations, found on first use (under provider.c's lock). */
 	atomic_bool software_found[HWOFF_PROV_ALGS_MAX];
 	struct hwoff_software software[HWOFF_PROV_ALGS_MAX];
 	OSSL_PROVIDER *software_provider; /* whose dispatch tables those are */
