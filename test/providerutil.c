@@ -81,8 +81,8 @@ long long prov_path_counter(const struct prov_env *e, const char *path, const ch
 		const char *field, *end = strchrnul(line, '\n'), *space = strchr(line, ' ');
 		bool software = !strncmp(line, "software ", 9);
 
-		if (!space || space > end || (path && (strncmp(line, path, strlen(path)) ||
-						       line[strlen(path)] != ' ')))
+		if (!space || space > end ||
+		    (path && (strncmp(line, path, strlen(path)) || line[strlen(path)] != ' ')))
 			continue;
 		if (!path && software)
 			continue;
@@ -157,13 +157,14 @@ static size_t case_len(struct test_rng *rng, const struct case_sizes *sizes)
 
 static void describe(const struct case_spec *s, char *why, size_t why_len, const char *what)
 {
+	const char *op = s->enc ? "encrypt" : "decrypt";
 	size_t used;
 
 	snprintf(why, why_len,
 		 "%s %s, %zu bytes, padding %d, in place %d, input +%zu, output +%zu, copy after "
 		 "update %zu, updates",
-		 s->alg->name, hwoff_alg_is_digest(s->alg) ? "digest" : s->enc ? "encrypt" : "decrypt",
-		 s->len, s->padding, s->in_place, s->in_off, s->out_off, s->copy_after);
+		 s->alg->name, hwoff_alg_is_digest(s->alg) ? "digest" : op, s->len, s->padding,
+		 s->in_place, s->in_off, s->out_off, s->copy_after);
 	for (size_t i = 0; i < s->count; i++) {
 		used = strlen(why);
 		snprintf(why + used, why_len - used, " %zu", s->pieces[i]);
@@ -265,8 +266,8 @@ static void draw_split(struct test_rng *rng, struct case_spec *s)
 	} else {
 		s->count = test_rng_split(rng, s->len, step, CASE_MAX_PIECES, s->pieces);
 	}
-	s->copy_after = test_rng_range(rng, 0, 2) == 0 ? test_rng_range(rng, 0, s->count)
-						       : s->count + 1;
+	s->copy_after =
+		test_rng_range(rng, 0, 2) == 0 ? test_rng_range(rng, 0, s->count) : s->count + 1;
 }
 
 static enum case_result digest_case(const struct prov_env *e, struct case_spec *s,

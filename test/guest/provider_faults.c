@@ -29,7 +29,7 @@
 static const struct {
 	const char *mode, *fallback;
 } configs[] = {
-	{ "pio", "yes" }, { "pio", "no" }, { "dma", "yes" },
+	{ "pio", "yes" }, { "pio", "no" },   { "dma", "yes" },
 	{ "dma", "no" },  { "auto", "yes" }, { "auto", "no" },
 };
 #define CONFIGS (sizeof(configs) / sizeof(configs[0]))
@@ -153,7 +153,8 @@ START_TEST(storm)
 		for (size_t k = 0; k < KNOBS; k++)
 			ck_assert_msg(write_knob(knobs[k], 0, err, sizeof(err)), "%s", err);
 		for (unsigned int t = 0; t < WORKERS; t++) {
-			ck_assert_msg(!w[t].failed, "mode %s, fallback %s, round %lu, worker %u: %s",
+			ck_assert_msg(!w[t].failed,
+				      "mode %s, fallback %s, round %lu, worker %u: %s",
 				      configs[_i].mode, configs[_i].fallback, r, t, w[t].why);
 			cases += w[t].tally.cases;
 			case_errors += w[t].tally.errors;

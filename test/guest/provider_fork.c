@@ -184,7 +184,8 @@ static void child(const struct prov_env *e, struct streams *s, struct case_buffe
 		char text[CASE_WHY_MAX];
 
 		prov_error_text(text, sizeof(text));
-		snprintf(why, sizeof(why), "inherited streams %s and %s, %zu bytes cut at %zu: %s: %s",
+		snprintf(why, sizeof(why),
+			 "inherited streams %s and %s, %zu bytes cut at %zu: %s: %s",
 			 s->cipher_alg->name, s->digest_alg->name, s->len, s->cut, failed, text);
 		status = 1;
 	}
@@ -295,8 +296,9 @@ static void fork_rounds(size_t mode, unsigned long first, unsigned long count,
 	ck_assert(case_buffers_alloc(&b));
 	prov_env_load(&e, modes[mode], "no");
 	for (unsigned int t = 0; t < WORKERS; t++) {
-		w[t] = (struct worker){ .e = &e, .id = t, .mode = mode, .first_round = first,
-					.stop = &stop };
+		w[t] = (struct worker){
+			.e = &e, .id = t, .mode = mode, .first_round = first, .stop = &stop
+		};
 		ck_assert(!pthread_create(&w[t].thread, NULL, work, &w[t]));
 	}
 	for (unsigned long r = first; r < first + count && !atomic_load(&stop); r++) {
@@ -358,8 +360,8 @@ START_TEST(fork_while_threads_run)
 	double start = now_s();
 
 	for (unsigned long r = 0; r < rounds; r += ROUNDS_PER_LOAD)
-		fork_rounds((size_t)_i, r, rounds - r < ROUNDS_PER_LOAD ? rounds - r : ROUNDS_PER_LOAD,
-			    &totals);
+		fork_rounds((size_t)_i, r,
+			    rounds - r < ROUNDS_PER_LOAD ? rounds - r : ROUNDS_PER_LOAD, &totals);
 	printf("mode %s: %lu forks (provider loaded anew every %d) in %.1f s, slowest child "
 	       "%.0f ms, while %d threads ran %llu cases\n",
 	       modes[_i], rounds, ROUNDS_PER_LOAD, now_s() - start, totals.slowest * 1000, WORKERS,

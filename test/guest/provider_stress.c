@@ -98,8 +98,13 @@ START_TEST(matches_default_under_load)
 	prov_env_load(&e, modes[_i], "no");
 	clock_gettime(CLOCK_MONOTONIC, &start);
 	for (unsigned long t = 0; t < threads; t++) {
-		w[t] = (struct worker){ .e = &e, .mode = (size_t)_i, .first = t, .step = threads,
-					.end = cases, .done = &done, .stop = &stop };
+		w[t] = (struct worker){ .e = &e,
+					.mode = (size_t)_i,
+					.first = t,
+					.step = threads,
+					.end = cases,
+					.done = &done,
+					.stop = &stop };
 		ck_assert(!pthread_create(&w[t].thread, NULL, work, &w[t]));
 	}
 	for (unsigned long t = 0; t < threads; t++)
@@ -117,7 +122,8 @@ START_TEST(matches_default_under_load)
 	software = prov_path_counter(&e, "software", "requests");
 	kernel = prov_path_counter(&e, NULL, "requests");
 	printf("mode %s: %llu cases (%llu cipher, %llu digest; %llu in place, %llu copied "
-	       "mid-stream; %.1f MiB) in %.1f s, %lu threads; requests: software %lld, kernel %lld\n",
+	       "mid-stream; %.1f MiB) in %.1f s, %lu threads; requests: software %lld, kernel "
+	       "%lld\n",
 	       modes[_i], sum.cases, sum.ciphers, sum.digests, sum.in_place, sum.copies,
 	       sum.bytes / 1048576.0, seconds_since(&start), threads, software, kernel);
 	fflush(stdout);
