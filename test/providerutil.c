@@ -161,10 +161,10 @@ static void describe(const struct case_spec *s, char *why, size_t why_len, const
 	size_t used;
 
 	snprintf(why, why_len,
-		 "%s %s, %zu bytes, padding %d, in place %d, input +%zu, output +%zu, copy after "
-		 "update %zu, updates",
+		 "%s %s, %zu bytes, padding %d, in place %d, input +%zu, output +%zu, copied after "
+		 "update %zu (%zu: never), updates",
 		 s->alg->name, hwoff_alg_is_digest(s->alg) ? "digest" : op, s->len, s->padding,
-		 s->in_place, s->in_off, s->out_off, s->copy_after);
+		 s->in_place, s->in_off, s->out_off, s->copy_after, s->count + 1);
 	for (size_t i = 0; i < s->count; i++) {
 		used = strlen(why);
 		snprintf(why + used, why_len - used, " %zu", s->pieces[i]);
