@@ -2,9 +2,12 @@
 #define _GNU_SOURCE /* strchrnul */
 #include "test/providerutil.h"
 
+#include "backend/discover.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <openssl/err.h>
 #include <openssl/params.h>
@@ -420,6 +423,41 @@ enum case_result case_run(const struct prov_env *e, struct test_rng *rng,
 		tally->ciphers++;
 	tally->errors += r == CASE_ERROR;
 	return r;
+}
+
+/* The first row whose engine PIO or DMA driver discovery does not list, or NULL. */
+static const char *engine_missing(char *err, size_t err_len)
+{
+	static struct hwoff_discovery d;
+
+	if (hwoff_discover(&d, err, err_len))
+		return "";
+	for (size_t i = 0; i < hwoff_alg_count; i++)
+		if (!hwoff_discovery_find_class(&d, hwoff_algs[i].kernel_name,
+						HWOFF_IMPL_ENGINE_PIO) ||
+		    !hwoff_discovery_find_class(&d, hwoff_algs[i].kernel_name,
+						HWOFF_IMPL_ENGINE_DMA))
+			return hwoff_algs[i].kernel_name;
+	return NULL;
+}
+
+bool engine_wait_ready(char *err, size_t err_len)
+{
+	const char *missing = engine_missing(err, err_len);
+	int waited = 0;
+
+	for (; missing && *missing && waited < 60; waited++) {
+		sleep(1);
+		missing = engine_missing(err, err_len);
+	}
+	if (waited)
+		printf("waited %d s for the engine's drivers to pass their self-tests\n", waited);
+	if (missing && *missing)
+		snprintf(err, err_len,
+			 "the kernel lists no tested PIO and DMA driver of the engine "
+			 "for %s",
+			 missing);
+	return !missing;
 }
 
 bool test_long_mode(void)

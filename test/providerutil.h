@@ -76,6 +76,14 @@ enum case_result case_run(const struct prov_env *e, struct test_rng *rng,
 			  const struct case_sizes *sizes, struct case_buffers *b,
 			  struct case_tally *tally, char *why, size_t why_len);
 
+/*
+ * Waits (at most 60 s, saying so when it waited) until the kernel lists the engine's PIO and DMA
+ * drivers of every row with their self-tests passed: a guest may start a suite while the kernel
+ * still tests a driver it has just loaded (seen on 6.12), and the provider leaves such a driver
+ * out. False, with err filled, when they are still missing.
+ */
+bool engine_wait_ready(char *err, size_t err_len);
+
 /* HWOFFLOAD_TEST_LONG=1: the suites' soak sizes (`make check-long`) instead of the CI ones. */
 bool test_long_mode(void);
 /* A count from the environment variable name, else long_value or ci_value by the mode. */
