@@ -441,7 +441,7 @@ static const char *engine_missing(char *err, size_t err_len)
 	return NULL;
 }
 
-bool engine_wait_ready(char *err, size_t err_len)
+static bool engine_wait_ready(char *err, size_t err_len)
 {
 	const char *missing = engine_missing(err, err_len);
 	int waited = 0;
@@ -458,6 +458,24 @@ bool engine_wait_ready(char *err, size_t err_len)
 			 "for %s",
 			 missing);
 	return !missing;
+}
+
+int engine_suite_run(const char *name, const TTest *test, int loops)
+{
+	char err[512];
+	Suite *s;
+	TCase *tc;
+
+	if (!engine_wait_ready(err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return EXIT_FAILURE;
+	}
+	s = suite_create(name);
+	tc = tcase_create("load");
+	tcase_set_timeout(tc, test_long_mode() ? 7 * 86400 : 1200);
+	tcase_add_loop_test(tc, test, 0, loops);
+	suite_add_tcase(s, tc);
+	return test_run_suite(s);
 }
 
 bool test_long_mode(void)

@@ -77,12 +77,13 @@ enum case_result case_run(const struct prov_env *e, struct test_rng *rng,
 			  struct case_tally *tally, char *why, size_t why_len);
 
 /*
- * Waits (at most 60 s, saying so when it waited) until the kernel lists the engine's PIO and DMA
- * drivers of every row with their self-tests passed: a guest may start a suite while the kernel
- * still tests a driver it has just loaded (seen on 6.12), and the provider leaves such a driver
- * out. False, with err filled, when they are still missing.
+ * Runs the suite name of one loop test over _i in 0 .. loops - 1 (no time limit in the long mode),
+ * once the kernel lists the engine's PIO and DMA drivers of every row with their self-tests passed
+ * (waiting at most 60 s, and saying so): a guest may start while the kernel still tests a driver
+ * it has just loaded (seen on 6.12), and the provider leaves such a driver out. The process's exit
+ * status.
  */
-bool engine_wait_ready(char *err, size_t err_len);
+int engine_suite_run(const char *name, const TTest *test, int loops);
 
 /* HWOFFLOAD_TEST_LONG=1: the suites' soak sizes (`make check-long`) instead of the CI ones. */
 bool test_long_mode(void);

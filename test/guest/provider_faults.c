@@ -16,7 +16,6 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -179,17 +178,5 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("provider faults (guest)");
-	TCase *tc = tcase_create("faults");
-	char err[512];
-
-	if (!engine_wait_ready(err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
-		return EXIT_FAILURE;
-	}
-
-	tcase_set_timeout(tc, test_long_mode() ? 7 * 86400 : 1200);
-	tcase_add_loop_test(tc, storm, 0, (int)CONFIGS);
-	suite_add_tcase(s, tc);
-	return test_run_suite(s);
+	return engine_suite_run("provider faults (guest)", storm, (int)CONFIGS);
 }

@@ -373,17 +373,5 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("provider fork (guest)");
-	TCase *tc = tcase_create("fork");
-	char err[512];
-
-	if (!engine_wait_ready(err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
-		return EXIT_FAILURE;
-	}
-
-	tcase_set_timeout(tc, test_long_mode() ? 7 * 86400 : 1200);
-	tcase_add_loop_test(tc, fork_while_threads_run, 0, (int)MODES);
-	suite_add_tcase(s, tc);
-	return test_run_suite(s);
+	return engine_suite_run("provider fork (guest)", fork_while_threads_run, (int)MODES);
 }

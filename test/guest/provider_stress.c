@@ -15,7 +15,6 @@
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
@@ -141,17 +140,5 @@ END_TEST
 
 int main(void)
 {
-	Suite *s = suite_create("provider stress (guest)");
-	TCase *tc = tcase_create("stress");
-	char err[512];
-
-	if (!engine_wait_ready(err, sizeof(err))) {
-		fprintf(stderr, "%s\n", err);
-		return EXIT_FAILURE;
-	}
-
-	tcase_set_timeout(tc, test_long_mode() ? 7 * 86400 : 1200);
-	tcase_add_loop_test(tc, matches_default_under_load, 0, (int)MODES);
-	suite_add_tcase(s, tc);
-	return test_run_suite(s);
+	return engine_suite_run("provider stress (guest)", matches_default_under_load, (int)MODES);
 }
