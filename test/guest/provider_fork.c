@@ -1,0 +1,377 @@
+/* SPDX-License-Identifier: GPL-2.0 */
+/*
+ * provider_fork - fork() while threads stream through hwoffload.so, on every path (modes
+ * software, pio, dma, auto), fallback off.
+ *
+ * Per path, worker threads run random differential cases (test/providerutil.h) without pause
+ * while the main thread, round after round, starts a cipher and a digest stream of its own, forks,
+ * and waits for the child. The child continues both inherited streams, runs new contexts, checks
+ * every result against the default provider and exits. The parent then continues its own copies
+ * of the two streams (the backend clones a hash state in the child from the parent's socket, so
+ * the parent leaves it alone until the child is done: backend/transport.h) and checks them. A
+ * child that does not end within CHILD_TIMEOUT_S is a hang: its state (kernel stack and wait
+ * channel of every thread, and gdb's backtrace where gdb is installed) is printed, and it is
+ * killed. The provider is loaded anew every ROUNDS_PER_LOAD rounds, so that forks come in its
+ * first uses too, not only in its steady state. HWOFFLOAD_FORK_ROUNDS (per path, default 500)
+ * sizes it; HWOFFLOAD_TEST_LONG=1 runs 20000 rounds per path.
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "test/providerutil.h"
+
+#define WORKERS		2
+#define CHILD_TIMEOUT_S 30
+#define STREAM_MAX	(3 * 8192)
+#define ROUNDS_PER_LOAD 100
+
+static const char *const modes[] = { "software", "pio", "dma", "auto" };
+#define MODES (sizeof(modes) / sizeof(modes[0]))
+
+/* ---- the threads that keep streaming ------------------------------------------------------- */
+
+struct worker {
+	pthread_t thread;
+	const struct prov_env *e;
+	unsigned int id;
+	size_t mode;
+	uint64_t first_round; /* of the provider load it works in */
+	atomic_bool *stop;
+	struct case_tally tally;
+	enum case_result result;
+	char why[CASE_WHY_MAX];
+	/* not on the thread's stack: still reachable in a forked child (leak checkers) */
+	struct case_buffers b;
+};
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	const struct case_sizes sizes = { .small_percent = 70, .medium_percent = 30 };
+
+	w->result = CASE_RIGHT;
+	if (!case_buffers_alloc(&w->b)) {
+		snprintf(w->why, sizeof(w->why), "out of memory for the buffers");
+		w->result = CASE_ERROR;
+	}
+	for (uint64_t k = 0; w->result == CASE_RIGHT && !atomic_load(w->stop); k++) {
+		struct test_rng rng;
+
+		test_rng_init(&rng, (uint64_t)(w->mode + 1) << 56 | w->first_round << 34 |
+					    (uint64_t)w->id << 32 | k);
+		w->result = case_run(w->e, &rng, &sizes, &w->b, &w->tally, w->why, sizeof(w->why));
+	}
+	case_buffers_free(&w->b);
+	return NULL;
+}
+
+/* ---- the streams the child inherits ---------------------------------------------------------- */
+
+/* A cipher stream (padding off) and a digest stream, cut at `cut`; what the whole gives. */
+struct streams {
+	const struct hwoff_alg *cipher_alg, *digest_alg;
+	EVP_CIPHER_CTX *cipher;
+	EVP_MD_CTX *digest;
+	size_t len, cut; /* the cut is a whole number of blocks */
+	unsigned char in[STREAM_MAX], out[STREAM_MAX], want[STREAM_MAX];
+	unsigned char md[64], want_md[64];
+	size_t done; /* ciphertext bytes out before the cut */
+};
+
+static const struct hwoff_alg *random_row(struct test_rng *rng, bool digest)
+{
+	const struct hwoff_alg *alg;
+
+	do
+		alg = &hwoff_algs[test_rng_range(rng, 0, hwoff_alg_count - 1)];
+	while (hwoff_alg_is_digest(alg) != digest);
+	return alg;
+}
+
+/* Starts both streams up to the cut (by the main thread, before the fork). */
+static const char *streams_start(struct streams *s, const struct prov_env *e, struct test_rng *rng)
+{
+	size_t crow, drow;
+	unsigned char key[32], iv[16];
+	unsigned int md_len;
+	int n, fin;
+
+	s->cipher_alg = random_row(rng, false);
+	s->digest_alg = random_row(rng, true);
+	crow = hwoff_alg_index(s->cipher_alg);
+	drow = hwoff_alg_index(s->digest_alg);
+	/* around the built-in cut-offs (200 B, 256 B) and the engine's threshold (4 KiB) */
+	s->len = test_rng_range(rng, 1, STREAM_MAX / 16) * 16;
+	s->cut = test_rng_range(rng, 0, s->len / 16) * 16;
+	test_rng_fill(rng, s->in, s->len);
+	test_rng_fill(rng, key, sizeof(key));
+	test_rng_fill(rng, iv, sizeof(iv));
+
+	s->cipher = EVP_CIPHER_CTX_new();
+	if (!s->cipher || !EVP_EncryptInit_ex2(s->cipher, e->ref_cipher[crow], key, iv, NULL) ||
+	    !EVP_CIPHER_CTX_set_padding(s->cipher, 0) ||
+	    !EVP_EncryptUpdate(s->cipher, s->want, &n, s->in, (int)s->len) ||
+	    !EVP_EncryptFinal_ex(s->cipher, s->want + n, &fin) ||
+	    !EVP_Digest(s->in, s->len, s->want_md, &md_len, e->ref_md[drow], NULL))
+		return "the default provider failed";
+	if (!EVP_EncryptInit_ex2(s->cipher, e->hw_cipher[crow], key, iv, NULL) ||
+	    !EVP_CIPHER_CTX_set_padding(s->cipher, 0) ||
+	    !EVP_EncryptUpdate(s->cipher, s->out, &n, s->in, (int)s->cut))
+		return "the cipher stream before the fork failed";
+	s->done = (size_t)n;
+	s->digest = EVP_MD_CTX_new();
+	if (!s->digest || !EVP_DigestInit_ex2(s->digest, e->hw_md[drow], NULL) ||
+	    !EVP_DigestUpdate(s->digest, s->in, s->cut))
+		return "the digest stream before the fork failed";
+	return NULL;
+}
+
+/* Finishes both streams (in the child, or in the parent after it) and checks them. */
+static const char *streams_finish(struct streams *s)
+{
+	unsigned int md_len;
+	int n, fin;
+
+	if (!EVP_EncryptUpdate(s->cipher, s->out + s->done, &n, s->in + s->cut,
+			       (int)(s->len - s->cut)) ||
+	    !EVP_EncryptFinal_ex(s->cipher, s->out + s->done + n, &fin))
+		return "continuing the cipher stream failed";
+	if (s->done + (size_t)n + (size_t)fin != s->len || memcmp(s->out, s->want, s->len))
+		return "the cipher stream's output differs from the default provider's";
+	if (!EVP_DigestUpdate(s->digest, s->in + s->cut, s->len - s->cut) ||
+	    !EVP_DigestFinal_ex(s->digest, s->md, &md_len))
+		return "continuing the digest stream failed";
+	if (memcmp(s->md, s->want_md, s->digest_alg->digest_bytes))
+		return "the digest stream's result differs from the default provider's";
+	return NULL;
+}
+
+static void streams_free(struct streams *s)
+{
+	EVP_CIPHER_CTX_free(s->cipher);
+	EVP_MD_CTX_free(s->digest);
+	s->cipher = NULL;
+	s->digest = NULL;
+}
+
+/* ---- the child ------------------------------------------------------------------------------- */
+
+#define CHILD_NEW_CASES 2
+
+/* Writes what went wrong to fd; exit() (as applications end) or _exit() by the round. */
+static void child(const struct prov_env *e, struct streams *s, struct case_buffers *b,
+		  struct test_rng *rng, int fd, bool use_exit)
+{
+	const struct case_sizes sizes = { .small_percent = 60, .medium_percent = 40 };
+	char why[CASE_WHY_MAX + 128];
+	const char *failed = streams_finish(s);
+	struct case_tally tally = { 0 };
+	int status = 0;
+
+	if (failed) {
+		char text[CASE_WHY_MAX];
+
+		prov_error_text(text, sizeof(text));
+		snprintf(why, sizeof(why),
+			 "inherited streams %s and %s, %zu bytes cut at %zu: %s: %s",
+			 s->cipher_alg->name, s->digest_alg->name, s->len, s->cut, failed, text);
+		status = 1;
+	}
+	for (int i = 0; !status && i < CHILD_NEW_CASES; i++)
+		if (case_run(e, rng, &sizes, b, &tally, why, sizeof(why)) != CASE_RIGHT)
+			status = 1;
+	if (status && write(fd, why, strlen(why)) < 0)
+		status = 2;
+	if (use_exit)
+		exit(status);
+	_exit(status);
+}
+
+/* ---- the parent's watch ---------------------------------------------------------------------- */
+
+static void print_file(pid_t pid, const char *task, const char *name)
+{
+	char path[128], line[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "/proc/%d/task/%s/%s", (int)pid, task, name);
+	f = fopen(path, "r");
+	if (!f)
+		return;
+	fprintf(stderr, "  %s %s:\n", task, name);
+	while (fgets(line, sizeof(line), f))
+		fprintf(stderr, "    %s%s", line, strchr(line, '\n') ? "" : "\n");
+	fclose(f);
+}
+
+/* Where a hung child is: every thread's state in the kernel, then gdb's view of user space. */
+static void report_hang(pid_t pid)
+{
+	char path[64], command[256];
+	struct dirent *d;
+	DIR *dir;
+
+	fprintf(stderr, "child %d still running after %d s; its threads:\n", (int)pid,
+		CHILD_TIMEOUT_S);
+	snprintf(path, sizeof(path), "/proc/%d/task", (int)pid);
+	dir = opendir(path);
+	while (dir && (d = readdir(dir))) {
+		if (d->d_name[0] == '.')
+			continue;
+		print_file(pid, d->d_name, "stat");
+		print_file(pid, d->d_name, "wchan");
+		print_file(pid, d->d_name, "syscall");
+		print_file(pid, d->d_name, "stack");
+	}
+	if (dir)
+		closedir(dir);
+	snprintf(command, sizeof(command),
+		 "command -v gdb >/dev/null && gdb -p %d -batch -nx -ex 'thread apply all bt' "
+		 "</dev/null >&2 2>&1",
+		 (int)pid);
+	if (system(command))
+		fprintf(stderr, "  (no gdb backtrace)\n");
+}
+
+/* The child's exit status, or -1 after a hang (reported and killed). */
+static int wait_child(pid_t pid)
+{
+	int pidfd = (int)syscall(SYS_pidfd_open, pid, 0), status = 0;
+	struct pollfd p = { .fd = pidfd, .events = POLLIN };
+	int ready;
+
+	ck_assert_msg(pidfd >= 0, "pidfd_open: %s", strerror(errno));
+	do
+		ready = poll(&p, 1, CHILD_TIMEOUT_S * 1000);
+	while (ready < 0 && errno == EINTR);
+	close(pidfd);
+	if (ready == 0) {
+		report_hang(pid);
+		kill(pid, SIGKILL);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	if (ready == 0)
+		return -1;
+	return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+static double now_s(void)
+{
+	struct timespec t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (double)t.tv_sec + t.tv_nsec / 1e9;
+}
+
+struct fork_totals {
+	double slowest; /* seconds from fork to the child's end */
+	unsigned long long worker_cases;
+};
+
+/*
+ * Rounds first .. first + count - 1 of a mode, on a provider loaded for them: the first forks
+ * come while the workers' first requests look up the default provider's functions.
+ */
+static void fork_rounds(size_t mode, unsigned long first, unsigned long count,
+			struct fork_totals *totals)
+{
+	struct worker w[WORKERS] = { 0 };
+	atomic_bool stop = false;
+	struct case_buffers b;
+	struct prov_env e;
+	static struct streams s;
+
+	ck_assert(case_buffers_alloc(&b));
+	prov_env_load(&e, modes[mode], "no");
+	for (unsigned int t = 0; t < WORKERS; t++) {
+		w[t] = (struct worker){
+			.e = &e, .id = t, .mode = mode, .first_round = first, .stop = &stop
+		};
+		ck_assert(!pthread_create(&w[t].thread, NULL, work, &w[t]));
+	}
+	for (unsigned long r = first; r < first + count && !atomic_load(&stop); r++) {
+		char why[CASE_WHY_MAX + 128] = "";
+		struct test_rng rng;
+		const char *failed;
+		double forked;
+		int fds[2], status;
+		pid_t pid;
+		ssize_t n;
+
+		test_rng_init(&rng, (uint64_t)(mode + 1) << 56 | 1ull << 55 | r);
+		failed = streams_start(&s, &e, &rng);
+		ck_assert_msg(!failed, "mode %s, round %lu, before the fork: %s", modes[mode], r,
+			      failed);
+		ck_assert(!pipe2(fds, O_CLOEXEC));
+		forked = now_s();
+		pid = fork();
+		ck_assert_msg(pid >= 0, "fork: %s", strerror(errno));
+		if (pid == 0) {
+			close(fds[0]);
+			child(&e, &s, &b, &rng, fds[1], r % 2);
+		}
+		close(fds[1]);
+		status = wait_child(pid);
+		if (now_s() - forked > totals->slowest)
+			totals->slowest = now_s() - forked;
+		n = read(fds[0], why, sizeof(why) - 1);
+		why[n > 0 ? n : 0] = 0;
+		close(fds[0]);
+		ck_assert_msg(status != -1, "mode %s, round %lu: the child hung (state above)",
+			      modes[mode], r);
+		ck_assert_msg(status == 0, "mode %s, round %lu: the child exited with %d: %s",
+			      modes[mode], r, status, why);
+		failed = streams_finish(&s);
+		ck_assert_msg(!failed, "mode %s, round %lu, the parent after the fork: %s",
+			      modes[mode], r, failed);
+		streams_free(&s);
+		for (unsigned int t = 0; t < WORKERS; t++)
+			if (w[t].result != CASE_RIGHT)
+				atomic_store(&stop, true);
+	}
+	atomic_store(&stop, true);
+	for (unsigned int t = 0; t < WORKERS; t++) {
+		pthread_join(w[t].thread, NULL);
+		ck_assert_msg(w[t].result == CASE_RIGHT, "mode %s, worker %u: %s", modes[mode], t,
+			      w[t].why);
+		totals->worker_cases += w[t].tally.cases;
+	}
+	prov_env_unload(&e);
+	case_buffers_free(&b);
+}
+
+/* _i: the mode. */
+START_TEST(fork_while_threads_run)
+{
+	unsigned long rounds = test_count("HWOFFLOAD_FORK_ROUNDS", 500, 20000);
+	struct fork_totals totals = { 0 };
+	double start = now_s();
+
+	for (unsigned long r = 0; r < rounds; r += ROUNDS_PER_LOAD)
+		fork_rounds((size_t)_i, r,
+			    rounds - r < ROUNDS_PER_LOAD ? rounds - r : ROUNDS_PER_LOAD, &totals);
+	printf("mode %s: %lu forks (provider loaded anew every %d) in %.1f s, slowest child "
+	       "%.0f ms, while %d threads ran %llu cases\n",
+	       modes[_i], rounds, ROUNDS_PER_LOAD, now_s() - start, totals.slowest * 1000, WORKERS,
+	       totals.worker_cases);
+	fflush(stdout);
+}
+END_TEST
+
+int main(void)
+{
+	return engine_suite_run("provider fork (guest)", fork_while_threads_run, (int)MODES);
+}

@@ -1,0 +1,495 @@
+// SPDX-License-Identifier: GPL-2.0
+#define _GNU_SOURCE /* strchrnul */
+#include "test/providerutil.h"
+
+#include "backend/discover.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <openssl/err.h>
+#include <openssl/params.h>
+
+#define AES_BLOCK 16
+#define MISALIGN  16 /* buffers start 0..15 bytes past an aligned address */
+
+static const char *const env_keys[] = { "HWOFFLOAD_MODE",	"HWOFFLOAD_TABLE",
+					"HWOFFLOAD_OBJECTIVE",	"HWOFFLOAD_FALLBACK",
+					"HWOFFLOAD_ALGORITHMS", "HWOFFLOAD_STATS" };
+#define ENV_KEYS (sizeof(env_keys) / sizeof(env_keys[0]))
+
+void prov_env_load(struct prov_env *e, const char *mode, const char *fallback)
+{
+	const char *dir = getenv("HWOFFLOAD_PROVIDER_DIR");
+
+	memset(e, 0, sizeof(*e));
+	ck_assert_uint_le(hwoff_alg_count, sizeof(e->hw_md) / sizeof(e->hw_md[0]));
+	for (size_t i = 0; i < ENV_KEYS; i++)
+		unsetenv(env_keys[i]);
+	setenv("HWOFFLOAD_MODE", mode, 1);
+	setenv("HWOFFLOAD_FALLBACK", fallback, 1);
+	e->libctx = OSSL_LIB_CTX_new();
+	ck_assert_ptr_nonnull(e->libctx);
+	ck_assert(OSSL_PROVIDER_set_default_search_path(e->libctx, dir ? dir : "provider/.libs"));
+	e->ref = OSSL_PROVIDER_load(e->libctx, "default");
+	e->hw = OSSL_PROVIDER_load(e->libctx, "hwoffload");
+	unsetenv("HWOFFLOAD_MODE");
+	unsetenv("HWOFFLOAD_FALLBACK");
+	if (!e->ref || !e->hw) {
+		ERR_print_errors_fp(stderr);
+		ck_abort_msg("hwoffload or default does not load (mode=%s fallback=%s)", mode,
+			     fallback);
+	}
+	for (size_t i = 0; i < hwoff_alg_count; i++) {
+		const char *name = hwoff_algs[i].name;
+
+		if (hwoff_alg_is_digest(&hwoff_algs[i])) {
+			e->hw_md[i] = EVP_MD_fetch(e->libctx, name, "provider=hwoffload");
+			e->ref_md[i] = EVP_MD_fetch(e->libctx, name, "provider=default");
+			ck_assert_msg(e->hw_md[i] && e->ref_md[i], "%s: not fetched", name);
+		} else {
+			e->hw_cipher[i] = EVP_CIPHER_fetch(e->libctx, name, "provider=hwoffload");
+			e->ref_cipher[i] = EVP_CIPHER_fetch(e->libctx, name, "provider=default");
+			ck_assert_msg(e->hw_cipher[i] && e->ref_cipher[i], "%s: not fetched", name);
+		}
+	}
+}
+
+void prov_env_unload(struct prov_env *e)
+{
+	for (size_t i = 0; i < hwoff_alg_count; i++) {
+		EVP_MD_free(e->hw_md[i]);
+		EVP_MD_free(e->ref_md[i]);
+		EVP_CIPHER_free(e->hw_cipher[i]);
+		EVP_CIPHER_free(e->ref_cipher[i]);
+	}
+	OSSL_PROVIDER_unload(e->hw);
+	OSSL_PROVIDER_unload(e->ref);
+	OSSL_LIB_CTX_free(e->libctx);
+}
+
+long long prov_path_counter(const struct prov_env *e, const char *path, const char *counter)
+{
+	static __thread char stats[65536];
+	OSSL_PARAM p[] = { OSSL_PARAM_utf8_string("hwoffload-statistics", stats, sizeof(stats)),
+			   OSSL_PARAM_END };
+	char needle[160];
+	long long sum = 0;
+
+	ck_assert(OSSL_PROVIDER_get_params(e->hw, p));
+	snprintf(needle, sizeof(needle), " %s=", counter);
+	for (const char *line = stats; *line; line = strchrnul(line, '\n') + (*line != 0)) {
+		const char *field, *end = strchrnul(line, '\n'), *space = strchr(line, ' ');
+		bool software = !strncmp(line, "software ", 9);
+
+		if (!space || space > end ||
+		    (path && (strncmp(line, path, strlen(path)) || line[strlen(path)] != ' ')))
+			continue;
+		if (!path && software)
+			continue;
+		field = strstr(line, needle);
+		if (field && field < end)
+			sum += strtoll(field + strlen(needle), NULL, 10);
+	}
+	return sum;
+}
+
+void prov_error_text(char *buf, size_t size)
+{
+	unsigned long code;
+	const char *data;
+	int flags;
+
+	buf[0] = 0;
+	while ((code = ERR_get_error_all(NULL, NULL, NULL, &data, &flags))) {
+		char one[256];
+		size_t used = strlen(buf);
+
+		ERR_error_string_n(code, one, sizeof(one));
+		snprintf(buf + used, size - used, "%s %s; ", one,
+			 (flags & ERR_TXT_STRING) ? data : "");
+	}
+}
+
+bool case_buffers_alloc(struct case_buffers *b)
+{
+	size_t size = CASE_MAX_LEN + MISALIGN + 2 * AES_BLOCK;
+
+	b->in = malloc(size);
+	b->in_copy = malloc(size);
+	b->out = malloc(size);
+	b->out_copy = malloc(size);
+	b->ref = malloc(size);
+	return b->in && b->in_copy && b->out && b->out_copy && b->ref;
+}
+
+void case_buffers_free(struct case_buffers *b)
+{
+	free(b->in);
+	free(b->in_copy);
+	free(b->out);
+	free(b->out_copy);
+	free(b->ref);
+}
+
+/* ---- one case ---------------------------------------------------------------------------------
+ */
+
+struct case_spec {
+	const struct hwoff_alg *alg;
+	int enc, padding, in_place;
+	size_t len; /* of the input */
+	size_t in_off, out_off; /* misalignment of the input and output buffers */
+	size_t pieces[CASE_MAX_PIECES], count;
+	size_t copy_after; /* the context is copied after this many updates; count + 1: never */
+	unsigned char key[32], iv[16];
+};
+
+static size_t case_len(struct test_rng *rng, const struct case_sizes *sizes)
+{
+	unsigned int pick = (unsigned int)test_rng_range(rng, 0, 99);
+
+	if (pick < sizes->small_percent)
+		return test_rng_range(rng, 0, 1024);
+	if (pick < sizes->small_percent + sizes->medium_percent)
+		return test_rng_range(rng, 1025, 65536);
+	return test_rng_range(rng, 65537, CASE_MAX_LEN);
+}
+
+static void describe(const struct case_spec *s, char *why, size_t why_len, const char *what)
+{
+	const char *op = s->enc ? "encrypt" : "decrypt";
+	size_t used;
+
+	snprintf(why, why_len,
+		 "%s %s, %zu bytes, padding %d, in place %d, input +%zu, output +%zu, copied after "
+		 "update %zu (%zu: never), updates",
+		 s->alg->name, hwoff_alg_is_digest(s->alg) ? "digest" : op, s->len, s->padding,
+		 s->in_place, s->in_off, s->out_off, s->copy_after, s->count + 1);
+	for (size_t i = 0; i < s->count; i++) {
+		used = strlen(why);
+		snprintf(why + used, why_len - used, " %zu", s->pieces[i]);
+	}
+	used = strlen(why);
+	snprintf(why + used, why_len - used, ": %s", what);
+}
+
+static enum case_result failed(const struct case_spec *s, char *why, size_t why_len,
+			       const char *call)
+{
+	char text[CASE_WHY_MAX / 2], what[CASE_WHY_MAX / 2 + 64];
+
+	prov_error_text(text, sizeof(text));
+	snprintf(what, sizeof(what), "%s failed: %s", call, text);
+	describe(s, why, why_len, what);
+	return CASE_ERROR;
+}
+
+static enum case_result differs(const struct case_spec *s, char *why, size_t why_len,
+				const char *which, const unsigned char *got,
+				const unsigned char *want, size_t got_len, size_t want_len)
+{
+	char what[160];
+	size_t i = 0;
+
+	while (i < got_len && i < want_len && got[i] == want[i])
+		i++;
+	if (i == got_len && got_len == want_len)
+		return CASE_RIGHT;
+	snprintf(what, sizeof(what), "%s: %zu bytes, default provider %zu, first difference at %zu",
+		 which, got_len, want_len, i);
+	describe(s, why, why_len, what);
+	return CASE_WRONG;
+}
+
+/* The reference: the default provider, one update from an aligned buffer. */
+static size_t reference(const struct prov_env *e, const struct case_spec *s,
+			const unsigned char *in, unsigned char *out)
+{
+	size_t row = hwoff_alg_index(s->alg);
+	int n = 0, fin = 0;
+
+	if (hwoff_alg_is_digest(s->alg)) {
+		unsigned int md_len = 0;
+
+		if (!EVP_Digest(in, s->len, out, &md_len, e->ref_md[row], NULL))
+			return (size_t)-1;
+		return md_len;
+	}
+	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+
+	if (!ctx || !EVP_CipherInit_ex2(ctx, e->ref_cipher[row], s->key, s->iv, s->enc, NULL) ||
+	    !EVP_CIPHER_CTX_set_padding(ctx, s->padding) ||
+	    !EVP_CipherUpdate(ctx, out, &n, in, (int)s->len) ||
+	    !EVP_CipherFinal_ex(ctx, out + n, &fin))
+		n = -1;
+	EVP_CIPHER_CTX_free(ctx);
+	return n < 0 ? (size_t)-1 : (size_t)(n + fin);
+}
+
+/*
+ * ECB and CBC in place: updates of whole blocks, so that each writes where it reads (OpenSSL
+ * allows out == in, never partial overlap); not decrypting with padding, which holds a block back.
+ */
+static bool in_place_allowed(const struct case_spec *s)
+{
+	return s->alg->mode == HWOFF_MODE_CTR || !(s->enc == 0 && s->padding);
+}
+
+/* Everything but the split: the row, direction, padding, key, IV, size and buffers. */
+static void draw(struct test_rng *rng, const struct case_sizes *sizes, struct case_spec *s)
+{
+	memset(s, 0, sizeof(*s));
+	s->alg = &hwoff_algs[test_rng_range(rng, 0, hwoff_alg_count - 1)];
+	s->len = case_len(rng, sizes);
+	s->in_off = test_rng_range(rng, 0, MISALIGN - 1);
+	s->out_off = test_rng_range(rng, 0, MISALIGN - 1);
+	if (hwoff_alg_is_digest(s->alg))
+		return;
+	s->enc = (int)test_rng_range(rng, 0, 1);
+	s->padding = s->alg->mode != HWOFF_MODE_CTR && test_rng_range(rng, 0, 1);
+	test_rng_fill(rng, s->key, sizeof(s->key));
+	test_rng_fill(rng, s->iv, sizeof(s->iv));
+	s->in_place = test_rng_range(rng, 0, 3) == 0 && in_place_allowed(s);
+	/* Without padding ECB and CBC take whole blocks. */
+	if (s->alg->mode != HWOFF_MODE_CTR && !s->padding)
+		s->len -= s->len % AES_BLOCK;
+}
+
+/* The updates (whole blocks in place, where each must write where it reads) and the copy. */
+static void draw_split(struct test_rng *rng, struct case_spec *s)
+{
+	size_t step = s->in_place && s->alg->mode != HWOFF_MODE_CTR ? AES_BLOCK : 1;
+
+	if (test_rng_range(rng, 0, 3) == 0) {
+		s->pieces[0] = s->len;
+		s->count = 1;
+	} else {
+		s->count = test_rng_split(rng, s->len, step, CASE_MAX_PIECES, s->pieces);
+	}
+	s->copy_after =
+		test_rng_range(rng, 0, 2) == 0 ? test_rng_range(rng, 0, s->count) : s->count + 1;
+}
+
+static enum case_result digest_case(const struct prov_env *e, struct case_spec *s,
+				    struct case_buffers *b, char *why, size_t why_len)
+{
+	size_t row = hwoff_alg_index(s->alg), md_len = s->alg->digest_bytes, off = 0;
+	unsigned char *in = b->in + s->in_off, md[64], md_copy[64];
+	EVP_MD_CTX *ctx = EVP_MD_CTX_new(), *copy = NULL;
+	enum case_result r = CASE_RIGHT;
+	const char *call = NULL;
+	unsigned int n;
+
+	if (!ctx || !EVP_DigestInit_ex2(ctx, e->hw_md[row], NULL))
+		call = "EVP_DigestInit_ex2";
+	for (size_t i = 0; !call && i <= s->count; i++) {
+		if (i == s->copy_after) {
+			copy = EVP_MD_CTX_new();
+			if (!copy || !EVP_MD_CTX_copy_ex(copy, ctx)) {
+				call = "EVP_MD_CTX_copy_ex";
+				break;
+			}
+		}
+		if (i == s->count)
+			break;
+		if (!EVP_DigestUpdate(ctx, in + off, s->pieces[i]) ||
+		    (copy && !EVP_DigestUpdate(copy, in + off, s->pieces[i])))
+			call = "EVP_DigestUpdate";
+		off += s->pieces[i];
+	}
+	if (!call && !EVP_DigestFinal_ex(ctx, md, &n))
+		call = "EVP_DigestFinal_ex";
+	if (!call && copy && !EVP_DigestFinal_ex(copy, md_copy, &n))
+		call = "EVP_DigestFinal_ex of the copy";
+	if (call)
+		r = failed(s, why, why_len, call);
+	if (r == CASE_RIGHT)
+		r = differs(s, why, why_len, "digest", md, b->ref, md_len, md_len);
+	if (r == CASE_RIGHT && copy)
+		r = differs(s, why, why_len, "the copy's digest", md_copy, b->ref, md_len, md_len);
+	EVP_MD_CTX_free(ctx);
+	EVP_MD_CTX_free(copy);
+	return r;
+}
+
+/* The updates from piece first on, and the final; out_len counts the output. */
+static const char *cipher_continue(EVP_CIPHER_CTX *ctx, const struct case_spec *s, size_t first,
+				   const unsigned char *in, unsigned char *out, size_t *out_len)
+{
+	size_t off = 0;
+	int n;
+
+	for (size_t i = 0; i < first; i++)
+		off += s->pieces[i];
+	for (size_t i = first; i < s->count; i++) {
+		if (!EVP_CipherUpdate(ctx, out + *out_len, &n, in + off, (int)s->pieces[i]))
+			return "EVP_CipherUpdate";
+		*out_len += (size_t)n;
+		off += s->pieces[i];
+	}
+	if (!EVP_CipherFinal_ex(ctx, out + *out_len, &n))
+		return "EVP_CipherFinal_ex";
+	*out_len += (size_t)n;
+	return NULL;
+}
+
+static enum case_result cipher_case(const struct prov_env *e, struct case_spec *s,
+				    struct case_buffers *b, size_t ref_len, char *why,
+				    size_t why_len)
+{
+	size_t row = hwoff_alg_index(s->alg), done = 0, copy_done = 0, off = 0;
+	unsigned char *in = b->in + s->in_off;
+	unsigned char *out = s->in_place ? in : b->out + s->out_off;
+	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new(), *copy = NULL;
+	enum case_result r = CASE_RIGHT;
+	const char *call = NULL;
+	int n;
+
+	/* The copy continues from the untouched input, into its own buffer. */
+	if (s->copy_after <= s->count)
+		memcpy(b->in_copy + s->in_off, in, s->len);
+	if (!ctx || !EVP_CipherInit_ex2(ctx, e->hw_cipher[row], s->key, s->iv, s->enc, NULL) ||
+	    !EVP_CIPHER_CTX_set_padding(ctx, s->padding))
+		call = "EVP_CipherInit_ex2";
+	for (size_t i = 0; !call && i < s->count && i < s->copy_after; i++) {
+		if (!EVP_CipherUpdate(ctx, out + done, &n, in + off, (int)s->pieces[i]))
+			call = "EVP_CipherUpdate";
+		done += (size_t)n;
+		off += s->pieces[i];
+	}
+	if (!call && s->copy_after <= s->count) {
+		copy = EVP_CIPHER_CTX_new();
+		if (!copy || !EVP_CIPHER_CTX_copy(copy, ctx))
+			call = "EVP_CIPHER_CTX_copy";
+		memcpy(b->out_copy + s->out_off, out, done);
+		copy_done = done;
+	}
+	if (!call)
+		call = cipher_continue(ctx, s, s->copy_after < s->count ? s->copy_after : s->count,
+				       in, out, &done);
+	if (!call && copy)
+		call = cipher_continue(copy, s, s->copy_after, b->in_copy + s->in_off,
+				       b->out_copy + s->out_off, &copy_done);
+	if (call)
+		r = failed(s, why, why_len, call);
+	if (r == CASE_RIGHT)
+		r = differs(s, why, why_len, "output", out, b->ref, done, ref_len);
+	if (r == CASE_RIGHT && copy)
+		r = differs(s, why, why_len, "the copy's output", b->out_copy + s->out_off, b->ref,
+			    copy_done, ref_len);
+	EVP_CIPHER_CTX_free(ctx);
+	EVP_CIPHER_CTX_free(copy);
+	return r;
+}
+
+enum case_result case_run(const struct prov_env *e, struct test_rng *rng,
+			  const struct case_sizes *sizes, struct case_buffers *b,
+			  struct case_tally *tally, char *why, size_t why_len)
+{
+	unsigned char *in = b->in;
+	struct case_spec s;
+	enum case_result r;
+	size_t ref_len;
+
+	draw(rng, sizes, &s);
+	if (!hwoff_alg_is_digest(s.alg) && !s.enc) {
+		/* Decrypt a real ciphertext, of a message drawn as the reference's output. */
+		test_rng_fill(rng, b->ref, s.len);
+		s.enc = 1;
+		ref_len = s.len;
+		s.len = reference(e, &s, b->ref, in + s.in_off);
+		s.enc = 0;
+	} else {
+		test_rng_fill(rng, in + s.in_off, s.len);
+		ref_len = reference(e, &s, in + s.in_off, b->ref);
+	}
+	if (s.len == (size_t)-1 || ref_len == (size_t)-1) {
+		snprintf(why, why_len, "%s: the default provider failed", s.alg->name);
+		return CASE_ERROR;
+	}
+	draw_split(rng, &s);
+	r = hwoff_alg_is_digest(s.alg) ? digest_case(e, &s, b, why, why_len)
+				       : cipher_case(e, &s, b, ref_len, why, why_len);
+	tally->cases++;
+	tally->bytes += s.len;
+	tally->in_place += s.in_place;
+	tally->copies += s.copy_after <= s.count;
+	if (hwoff_alg_is_digest(s.alg))
+		tally->digests++;
+	else
+		tally->ciphers++;
+	tally->errors += r == CASE_ERROR;
+	return r;
+}
+
+/* The first row whose engine PIO or DMA driver discovery does not list, or NULL. */
+static const char *engine_missing(char *err, size_t err_len)
+{
+	static struct hwoff_discovery d;
+
+	if (hwoff_discover(&d, err, err_len))
+		return "";
+	for (size_t i = 0; i < hwoff_alg_count; i++)
+		if (!hwoff_discovery_find_class(&d, hwoff_algs[i].kernel_name,
+						HWOFF_IMPL_ENGINE_PIO) ||
+		    !hwoff_discovery_find_class(&d, hwoff_algs[i].kernel_name,
+						HWOFF_IMPL_ENGINE_DMA))
+			return hwoff_algs[i].kernel_name;
+	return NULL;
+}
+
+static bool engine_wait_ready(char *err, size_t err_len)
+{
+	const char *missing = engine_missing(err, err_len);
+	int waited = 0;
+
+	for (; missing && *missing && waited < 60; waited++) {
+		sleep(1);
+		missing = engine_missing(err, err_len);
+	}
+	if (waited)
+		printf("waited %d s for the engine's drivers to pass their self-tests\n", waited);
+	if (missing && *missing)
+		snprintf(err, err_len,
+			 "the kernel lists no tested PIO and DMA driver of the engine "
+			 "for %s",
+			 missing);
+	return !missing;
+}
+
+int engine_suite_run(const char *name, const TTest *test, int loops)
+{
+	char err[512];
+	Suite *s;
+	TCase *tc;
+
+	if (!engine_wait_ready(err, sizeof(err))) {
+		fprintf(stderr, "%s\n", err);
+		return EXIT_FAILURE;
+	}
+	s = suite_create(name);
+	tc = tcase_create("load");
+	tcase_set_timeout(tc, test_long_mode() ? 7 * 86400 : 1200);
+	tcase_add_loop_test(tc, test, 0, loops);
+	suite_add_tcase(s, tc);
+	return test_run_suite(s);
+}
+
+bool test_long_mode(void)
+{
+	const char *v = getenv("HWOFFLOAD_TEST_LONG");
+
+	return v && *v && strcmp(v, "0");
+}
+
+unsigned long test_count(const char *name, unsigned long ci_value, unsigned long long_value)
+{
+	const char *v = getenv(name);
+
+	if (v && *v)
+		return strtoul(v, NULL, 0);
+	return test_long_mode() ? long_value : ci_value;
+}
