@@ -116,7 +116,6 @@ static int request_failed(struct hwoff_hash *h, int error, const char *what, siz
 int hwoff_hash_update(struct hwoff_hash *h, const void *data, size_t len)
 {
 	const unsigned char *p = data;
-	size_t sent = 0;
 	ssize_t ret;
 
 	if (!len)
@@ -135,13 +134,15 @@ int hwoff_hash_update(struct hwoff_hash *h, const void *data, size_t len)
 		h->started = true;
 		return 0;
 	}
-	/* The kernel hashes the sent pages in place, 16 at a time, however large the update. */
-	while (sent < len) {
-		ret = send(h->s.op_fd, p + sent, len - sent, MSG_MORE);
-		if (ret <= 0)
-			return request_failed(h, ret ? errno : EIO, "send", len);
-		sent += (size_t)ret;
-	}
+	/*
+	 * The kernel hashes the sent pages in place, 16 at a time, however large the update, and
+	 * stops only on an error. Since Linux 6.5 it then says how much it took before the failed
+	 * piece, not the error; the failed request may have moved the state, so a short send is a
+	 * failure too, never a cue to send the rest (that gave wrong digests under faults).
+	 */
+	ret = send(h->s.op_fd, p, len, MSG_MORE);
+	if (ret < 0 || (size_t)ret != len)
+		return request_failed(h, ret < 0 ? errno : EIO, "send", len);
 	h->started = true;
 	return 0;
 }
