@@ -189,8 +189,7 @@ static void hwoff_skcipher_exit(struct crypto_skcipher *tfm)
 	hwoff_tfm_detach(ctx->generation);
 }
 
-static void hwoff_alg_init(struct hwoff_alg *alg, enum hwoff_mode_index mode,
-			   enum hwoff_path path)
+static void hwoff_alg_init(struct hwoff_alg *alg, enum hwoff_mode_index mode, enum hwoff_path path)
 {
 	const struct hwoff_mode_info *m = &hwoff_modes[mode];
 	const struct hwoff_path_info *p = &hwoff_paths[path];

@@ -36,12 +36,12 @@
 #include "test/guest/driverutil.h"
 #include "test/testutil.h"
 
-#define DRIVER_DIR   "/sys/bus/pci/drivers/hwoffload/"
-#define WORKERS	     8
-#define CYCLES	     6
-#define MAX_LEN	     16384
-#define REQUESTS     4 /* per socket, then a new one */
-#define AES_BLOCK    16
+#define DRIVER_DIR "/sys/bus/pci/drivers/hwoffload/"
+#define WORKERS	   8
+#define CYCLES	   6
+#define MAX_LEN	   16384
+#define REQUESTS   4 /* per socket, then a new one */
+#define AES_BLOCK  16
 
 /* The drivers the workers go round: each worker starts at its own. */
 static const struct driver {
@@ -289,8 +289,9 @@ static void worker_main(struct shared *sh, int index)
 			if (ret == 1) {
 				worker_fail(r, "%s", err);
 			} else if (ret == 0 && unbinds > bound_unbinds) {
-				worker_fail(r, "%s: served after an unbind on a socket bound before it",
-					    d->name);
+				worker_fail(
+					r, "%s: served after an unbind on a socket bound before it",
+					d->name);
 			} else if (ret == -ENODEV) {
 				r->enodev++;
 				r->stale_enodev += unbinds > bound_unbinds;
@@ -355,7 +356,8 @@ START_TEST(stale_sockets)
 	driver_write("unbind", dev);
 	for (i = 0; i < DRIVERS; i++) {
 		ret = checked_request(&rng, &drivers[i], op[i], key, sizeof(key), err, sizeof(err));
-		ck_assert_msg(ret == -ENODEV, "%s: unbound: %d, want -ENODEV", drivers[i].name, ret);
+		ck_assert_msg(ret == -ENODEV, "%s: unbound: %d, want -ENODEV", drivers[i].name,
+			      ret);
 		ret = alg_bind(&drivers[i], NULL, 0);
 		ck_assert_msg(ret == -ENODEV, "%s: bind while unbound: %d, want -ENODEV",
 			      drivers[i].name, ret);
@@ -398,8 +400,8 @@ static void check_runtime_pm_balanced(const char *dev)
 
 START_TEST(unbind_while_streaming)
 {
-	struct shared *sh = mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE,
-				 MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	struct shared *sh =
+		mmap(NULL, sizeof(*sh), PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
 	struct worker_result total = { 0 };
 	pid_t pid[WORKERS];
 	struct test_rng rng;
