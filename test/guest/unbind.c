@@ -295,9 +295,13 @@ static void worker_main(struct shared *sh, int index)
 			} else if (ret == -ENODEV) {
 				r->enodev++;
 				r->stale_enodev += unbinds > bound_unbinds;
-				/* the socket's stream is broken: a new one */
+				/*
+				 * the socket's stream is broken: a new one, a little later, so that
+				 * the socket outlives the unbind and meets the rebind
+				 */
 				close(op);
 				op = -1;
+				usleep(50 * 1000);
 			} else if (ret) {
 				worker_fail(r, "%s: request: %s", d->name, strerror(-ret));
 			} else {
