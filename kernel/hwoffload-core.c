@@ -265,7 +265,8 @@ void hwoff_tfm_detach(unsigned long generation)
 
 /*
  * The device of a transform attached at @generation, for one request until hwoff_dev_put(),
- * or NULL (-ENODEV) when it is unbound: a device bound since has not seen its key or stream.
+ * or NULL (-ENODEV) when it is unbound: a device bound since is a new session, which holds no
+ * runtime PM reference of the transform's.
  */
 struct hwoff_dev *hwoff_dev_get(unsigned long generation)
 {
