@@ -88,17 +88,28 @@ enum hwoff_path hwoff_choose_path(struct hwoff_dev *hw, enum hwoff_path path,
 static int hwoff_skcipher_crypt(struct skcipher_request *req, bool decrypt)
 {
 	struct crypto_skcipher *tfm = crypto_skcipher_reqtfm(req);
+	struct hwoff_tfm_ctx *ctx = crypto_skcipher_ctx(tfm);
 	struct hwoff_req_ctx *rctx = skcipher_request_ctx(req);
 	struct hwoff_alg *alg = hwoff_alg_of(tfm);
+	struct hwoff_dev *hw;
+	int ret;
 
 	if (!req->cryptlen)
 		return 0;
 	if (!IS_ALIGNED(req->cryptlen, crypto_skcipher_blocksize(tfm)))
 		return -EINVAL;
+	hw = hwoff_dev_get(ctx->generation);
+	if (!hw)
+		return -ENODEV;
 	rctx->req = req;
+	rctx->hw = hw;
 	rctx->decrypt = decrypt;
-	rctx->path = hwoff_choose_path(alg->hw, alg->path, alg->mode, req->cryptlen, false);
-	return crypto_transfer_skcipher_request_to_engine(alg->hw->engine, req);
+	rctx->path = hwoff_choose_path(hw, alg->path, alg->mode, req->cryptlen, false);
+	ret = crypto_transfer_skcipher_request_to_engine(hw->engine, req);
+	/* -EBUSY: backlogged, still queued */
+	if (ret != -EINPROGRESS && ret != -EBUSY)
+		hwoff_dev_put(hw);
+	return ret;
 }
 
 static int hwoff_skcipher_encrypt(struct skcipher_request *req)
@@ -111,18 +122,28 @@ static int hwoff_skcipher_decrypt(struct skcipher_request *req)
 	return hwoff_skcipher_crypt(req, true);
 }
 
+/* The engine is done with a request (by PIO, or by DMA from the interrupt), bottom halves off. */
+void hwoff_cipher_done(struct hwoff_dev *hw, struct skcipher_request *req, int err)
+{
+	crypto_finalize_skcipher_request(hw->engine, req, err);
+	hwoff_dev_put(hw);
+}
+
 /*
  * In the crypto_engine thread. PIO runs to the end here; DMA is published and completed by
- * the interrupt, so the engine goes on to the next request meanwhile (retry_support).
+ * the interrupt, so the engine goes on to the next request meanwhile (retry_support). Once the
+ * device is being unbound, what is still queued fails.
  */
 static int hwoff_skcipher_do_one(struct crypto_engine *engine, void *areq)
 {
 	struct skcipher_request *req = container_of(areq, struct skcipher_request, base);
 	struct hwoff_req_ctx *rctx = skcipher_request_ctx(req);
-	struct hwoff_dev *hw = hwoff_alg_of(crypto_skcipher_reqtfm(req))->hw;
+	struct hwoff_dev *hw = rctx->hw;
 	int err;
 
-	if (rctx->path == HWOFF_PATH_DMA) {
+	if (READ_ONCE(hw->unbound)) {
+		err = -ENODEV;
+	} else if (rctx->path == HWOFF_PATH_DMA) {
 		err = hwoff_dma_submit(hw, req);
 		if (!err)
 			return 0;
@@ -130,7 +151,7 @@ static int hwoff_skcipher_do_one(struct crypto_engine *engine, void *areq)
 		err = hwoff_pio_crypt(hw, req);
 	}
 	local_bh_disable();
-	crypto_finalize_skcipher_request(engine, req, err);
+	hwoff_cipher_done(hw, req, err);
 	local_bh_enable();
 	return 0;
 }
@@ -157,7 +178,7 @@ static int hwoff_skcipher_init(struct crypto_skcipher *tfm)
 
 	hwoff_engine_tfm_init(&ctx->engine, &alg->engine_alg.op);
 	crypto_skcipher_set_reqsize(tfm, sizeof(struct hwoff_req_ctx));
-	return hwoff_tfm_pm_get(alg->hw);
+	return hwoff_tfm_attach(&ctx->generation, 0);
 }
 
 static void hwoff_skcipher_exit(struct crypto_skcipher *tfm)
@@ -165,18 +186,16 @@ static void hwoff_skcipher_exit(struct crypto_skcipher *tfm)
 	struct hwoff_tfm_ctx *ctx = crypto_skcipher_ctx(tfm);
 
 	memzero_explicit(ctx->key, sizeof(ctx->key));
-	hwoff_tfm_pm_put(hwoff_alg_of(tfm)->hw);
+	hwoff_tfm_detach(ctx->generation);
 }
 
-static void hwoff_alg_init(struct hwoff_alg *alg, struct hwoff_dev *hw,
-			   enum hwoff_mode_index mode, enum hwoff_path path)
+static void hwoff_alg_init(struct hwoff_alg *alg, enum hwoff_mode_index mode, enum hwoff_path path)
 {
 	const struct hwoff_mode_info *m = &hwoff_modes[mode];
 	const struct hwoff_path_info *p = &hwoff_paths[path];
 	struct skcipher_alg *skcipher = &alg->engine_alg.base;
 	struct crypto_alg *base = &skcipher->base;
 
-	alg->hw = hw;
 	alg->mode = mode;
 	alg->path = path;
 	snprintf(base->cra_name, sizeof(base->cra_name), "%s(aes)", m->name);
@@ -200,44 +219,47 @@ static void hwoff_alg_init(struct hwoff_alg *alg, struct hwoff_dev *hw,
 	alg->engine_alg.op.do_one_request = hwoff_skcipher_do_one;
 }
 
+/* The module's algorithms (hwoffload.h, "Lifetime"); registering is serialized by binding. */
+static struct hwoff_alg hwoff_algs[HWOFF_ALG_COUNT];
+static bool hwoff_algs_registered;
+
+/*
+ * Register the skciphers, and the hashes if @hw has the hash unit, unless they are already:
+ * their self-tests run on @hw.
+ */
 int hwoff_algs_register(struct hwoff_dev *hw)
 {
 	int i, ret;
 
-	hw->algs = devm_kcalloc(hw->dev, HWOFF_ALG_COUNT, sizeof(*hw->algs), GFP_KERNEL);
-	if (!hw->algs)
-		return -ENOMEM;
-	for (i = 0; i < HWOFF_ALG_COUNT; i++) {
-		hwoff_alg_init(&hw->algs[i], hw, i / HWOFF_PATH_COUNT, i % HWOFF_PATH_COUNT);
-		ret = crypto_engine_register_skcipher(&hw->algs[i].engine_alg);
+	for (i = 0; !hwoff_algs_registered && i < HWOFF_ALG_COUNT; i++) {
+		hwoff_alg_init(&hwoff_algs[i], i / HWOFF_PATH_COUNT, i % HWOFF_PATH_COUNT);
+		ret = crypto_engine_register_skcipher(&hwoff_algs[i].engine_alg);
 		if (ret) {
 			dev_err(hw->dev, "cannot register %s: %d\n",
-				hw->algs[i].engine_alg.base.base.cra_driver_name, ret);
+				hwoff_algs[i].engine_alg.base.base.cra_driver_name, ret);
 			goto err_unregister;
 		}
 	}
+	hwoff_algs_registered = true;
 	/* an engine without the hash unit still serves AES */
-	if (hw->caps & HWOFF_CAP_HASH) {
-		ret = hwoff_hash_register(hw);
-		if (ret)
-			goto err_unregister;
-	}
+	if (hw->caps & HWOFF_CAP_HASH)
+		return hwoff_hash_register(hw);
 	return 0;
 
 err_unregister:
 	while (i--)
-		crypto_engine_unregister_skcipher(&hw->algs[i].engine_alg);
+		crypto_engine_unregister_skcipher(&hwoff_algs[i].engine_alg);
 	return ret;
 }
 
-void hwoff_algs_unregister(struct hwoff_dev *hw)
+/* At module exit: no transform is left. */
+void hwoff_algs_unregister(void)
 {
 	int i;
 
-	if (hw->caps & HWOFF_CAP_HASH)
-		hwoff_hash_unregister(hw);
-	for (i = 0; i < HWOFF_ALG_COUNT; i++)
-		crypto_engine_unregister_skcipher(&hw->algs[i].engine_alg);
+	hwoff_hash_unregister();
+	for (i = 0; hwoff_algs_registered && i < HWOFF_ALG_COUNT; i++)
+		crypto_engine_unregister_skcipher(&hwoff_algs[i].engine_alg);
 }
 
 /*

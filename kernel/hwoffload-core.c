@@ -5,7 +5,9 @@
  *
  * Bring-up order: identify, latch the ring by a reset (hwoff_core_init), the bus glue enables
  * MSI-X and requests the interrupt, then interrupts on, crypto_engine, debugfs and, last, the
- * algorithms (hwoff_core_start): their self-tests run through the engine at registration.
+ * device is bound behind the algorithms, which the first device registers (hwoff_core_start):
+ * their self-tests run through the engine at registration. Unbinding is the reverse
+ * (hwoff_core_stop): see "Lifetime" in hwoffload.h.
  */
 #include <linux/dma-mapping.h>
 #include <linux/iopoll.h>
@@ -155,7 +157,7 @@ int hwoff_core_start(struct hwoff_dev *hw)
 	if (ret)
 		goto err_engine_exit;
 	hwoff_debugfs_init(hw);
-	ret = hwoff_algs_register(hw);
+	ret = hwoff_bind(hw);
 	if (ret)
 		goto err_debugfs_exit;
 	return 0;
@@ -171,7 +173,118 @@ err_disable_interrupts:
 
 void hwoff_core_stop(struct hwoff_dev *hw)
 {
-	hwoff_algs_unregister(hw);
+	hwoff_unbind(hw);
 	hwoff_debugfs_exit(hw);
 	crypto_engine_exit(hw->engine);
+}
+
+/* The device behind the algorithms, if any; its generation is never 0. */
+static DEFINE_MUTEX(hwoff_bind_lock);		/* hwoff_bound, hwoff_generation, sessions */
+static struct hwoff_dev __rcu *hwoff_bound;
+static unsigned long hwoff_generation;
+
+/*
+ * Put @hw behind the algorithms, registering those not registered yet: the self-tests then
+ * run on @hw. One engine at a time: the algorithms' names are the driver's.
+ */
+int hwoff_bind(struct hwoff_dev *hw)
+{
+	int ret;
+
+	atomic_set(&hw->inflight, 0);
+	mutex_lock(&hwoff_bind_lock);
+	if (rcu_access_pointer(hwoff_bound)) {
+		mutex_unlock(&hwoff_bind_lock);
+		dev_err(hw->dev, "another engine is bound: one at a time\n");
+		return -EBUSY;
+	}
+	hw->generation = ++hwoff_generation;
+	rcu_assign_pointer(hwoff_bound, hw);
+	mutex_unlock(&hwoff_bind_lock);
+
+	ret = hwoff_algs_register(hw);
+	if (ret)
+		hwoff_unbind(hw);
+	return ret;
+}
+
+/*
+ * Take @hw from behind the algorithms: the transforms attached to it lose it (their runtime PM
+ * references go back now), requests not started fail with -ENODEV, started ones finish. On
+ * return no request uses @hw any more.
+ */
+void hwoff_unbind(struct hwoff_dev *hw)
+{
+	mutex_lock(&hwoff_bind_lock);
+	RCU_INIT_POINTER(hwoff_bound, NULL);
+	for (; hw->sessions; hw->sessions--)
+		pm_runtime_put_noidle(hw->dev);
+	mutex_unlock(&hwoff_bind_lock);
+	WRITE_ONCE(hw->unbound, true);
+	/* after this, hwoff_dev_get() no longer returns @hw */
+	synchronize_rcu();
+	wait_var_event(&hw->inflight, !atomic_read(&hw->inflight));
+}
+
+/*
+ * A new transform attaches to the bound device, which must have @caps: it holds a runtime PM
+ * reference on it until it is freed or the device is unbound. Its requests go to that device
+ * only (hwoff_dev_get).
+ */
+int hwoff_tfm_attach(unsigned long *generation, u32 caps)
+{
+	struct hwoff_dev *hw;
+	int ret = -ENODEV;
+
+	mutex_lock(&hwoff_bind_lock);
+	hw = rcu_dereference_protected(hwoff_bound, lockdep_is_held(&hwoff_bind_lock));
+	if (hw && (hw->caps & caps) == caps)
+		ret = pm_runtime_resume_and_get(hw->dev);
+	if (!ret) {
+		hw->sessions++;
+		*generation = hw->generation;
+	}
+	mutex_unlock(&hwoff_bind_lock);
+	return ret;
+}
+
+/* A transform is freed: its runtime PM reference goes back, unless hwoff_unbind() took it. */
+void hwoff_tfm_detach(unsigned long generation)
+{
+	struct hwoff_dev *hw;
+
+	mutex_lock(&hwoff_bind_lock);
+	hw = rcu_dereference_protected(hwoff_bound, lockdep_is_held(&hwoff_bind_lock));
+	if (hw && hw->generation == generation) {
+		hw->sessions--;
+		pm_runtime_mark_last_busy(hw->dev);
+		pm_runtime_put_autosuspend(hw->dev);
+	}
+	mutex_unlock(&hwoff_bind_lock);
+}
+
+/*
+ * The device of a transform attached at @generation, for one request until hwoff_dev_put(),
+ * or NULL (-ENODEV) when it is unbound: a device bound since is a new session, which holds no
+ * runtime PM reference of the transform's.
+ */
+struct hwoff_dev *hwoff_dev_get(unsigned long generation)
+{
+	struct hwoff_dev *hw;
+
+	rcu_read_lock();
+	hw = rcu_dereference(hwoff_bound);
+	if (hw && hw->generation == generation)
+		atomic_inc(&hw->inflight);
+	else
+		hw = NULL;
+	rcu_read_unlock();
+	return hw;
+}
+
+/* A request is finalized: after the last, hwoff_unbind() returns (only @hw's address is used). */
+void hwoff_dev_put(struct hwoff_dev *hw)
+{
+	if (atomic_dec_and_test(&hw->inflight))
+		wake_up_var(&hw->inflight);
 }

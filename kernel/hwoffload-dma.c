@@ -403,7 +403,7 @@ static void hwoff_cipher_finish(struct hwoff_dev *hw, struct hwoff_dma_req *dreq
 		hwoff_stat_inc(hw, HWOFF_STAT_DMA_REQUESTS);
 		hwoff_stat_add(hw, HWOFF_STAT_DMA_BYTES, req->cryptlen);
 	}
-	crypto_finalize_skcipher_request(hw->engine, req, dreq->err);
+	hwoff_cipher_done(hw, req, dreq->err);
 }
 
 static const struct hwoff_dma_ops hwoff_cipher_dma_ops = {

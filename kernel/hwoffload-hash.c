@@ -159,6 +159,15 @@ void hwoff_hash_done(struct hwoff_dev *hw, struct ahash_request *req, int err)
 		}
 	}
 	crypto_finalize_hash_request(hw->engine, req, err);
+	hwoff_dev_put(hw);
+}
+
+/* The device of the request's transform (hwoff_dev_get), or NULL. */
+static struct hwoff_dev *hwoff_hash_dev_get(struct ahash_request *req)
+{
+	struct hwoff_hash_tfm_ctx *ctx = crypto_ahash_ctx(crypto_ahash_reqtfm(req));
+
+	return hwoff_dev_get(ctx->generation);
 }
 
 /* A new stream; an HMAC's starts after its ipad block. */
@@ -185,15 +194,24 @@ static int hwoff_hash_enqueue(struct ahash_request *req, unsigned int src_len,
 {
 	struct hwoff_hash_req_ctx *rctx = ahash_request_ctx(req);
 	struct hwoff_hash_alg *alg = hwoff_hash_req_alg(req);
+	struct hwoff_dev *hw = hwoff_hash_dev_get(req);
+	int ret;
 
+	if (!hw)
+		return -ENODEV;
 	rctx->req = req;
+	rctx->hw = hw;
 	rctx->final = final;
 	rctx->hmac_final = final && alg->hmac;
 	rctx->src_len = src_len;
 	rctx->keep = keep;
-	rctx->path = hwoff_choose_path(alg->hw, alg->path, HWOFF_THRESHOLD_HASH(alg->hash),
+	rctx->path = hwoff_choose_path(hw, alg->path, HWOFF_THRESHOLD_HASH(alg->hash),
 				       rctx->st.buflen + src_len, true);
-	return crypto_transfer_hash_request_to_engine(alg->hw->engine, req);
+	ret = crypto_transfer_hash_request_to_engine(hw->engine, req);
+	/* -EBUSY: backlogged, still queued */
+	if (ret != -EINPROGRESS && ret != -EBUSY)
+		hwoff_dev_put(hw);
+	return ret;
 }
 
 static int hwoff_hash_update(struct ahash_request *req)
@@ -201,14 +219,22 @@ static int hwoff_hash_update(struct ahash_request *req)
 	struct hwoff_hash_req_ctx *rctx = ahash_request_ctx(req);
 	unsigned int bs = hwoff_hash_blocksize(req);
 	unsigned int total = rctx->st.buflen + req->nbytes, send;
+	struct hwoff_dev *hw;
 
-	/* Up to a block stays here: a round trip for less would cost more than it hashes. */
+	/*
+	 * Up to a block stays here: a round trip for less would cost more than it hashes. It
+	 * fails all the same without the device, as the stream cannot end.
+	 */
 	if (total <= bs) {
+		hw = hwoff_hash_dev_get(req);
+		if (!hw)
+			return -ENODEV;
 		if (req->nbytes)
 			sg_pcopy_to_buffer(req->src, sg_nents(req->src),
 					   rctx->st.buf + rctx->st.buflen, req->nbytes, 0);
 		rctx->st.buflen = total;
-		hwoff_stat_inc(hwoff_hash_req_alg(req)->hw, HWOFF_STAT_HASH_BUFFERED);
+		hwoff_stat_inc(hw, HWOFF_STAT_HASH_BUFFERED);
+		hwoff_dev_put(hw);
 		return 0;
 	}
 	send = ALIGN_DOWN(total, bs);
@@ -310,10 +336,12 @@ static int hwoff_hash_do_one(struct crypto_engine *engine, void *areq)
 {
 	struct ahash_request *req = container_of(areq, struct ahash_request, base);
 	struct hwoff_hash_req_ctx *rctx = ahash_request_ctx(req);
-	struct hwoff_dev *hw = hwoff_hash_req_alg(req)->hw;
+	struct hwoff_dev *hw = rctx->hw;
 	int err;
 
-	if (rctx->path == HWOFF_PATH_DMA) {
+	if (READ_ONCE(hw->unbound)) {
+		err = -ENODEV;
+	} else if (rctx->path == HWOFF_PATH_DMA) {
 		err = hwoff_dma_submit_hash(hw, req);
 		if (!err)
 			return 0;
@@ -343,7 +371,7 @@ static int hwoff_hash_init_tfm(struct crypto_ahash *tfm)
 		if (IS_ERR(ctx->generic))
 			return PTR_ERR(ctx->generic);
 	}
-	ret = hwoff_tfm_pm_get(alg->hw);
+	ret = hwoff_tfm_attach(&ctx->generation, HWOFF_CAP_HASH);
 	if (ret)
 		crypto_free_shash(ctx->generic);
 	return ret;
@@ -357,18 +385,17 @@ static void hwoff_hash_exit_tfm(struct crypto_ahash *tfm)
 	memzero_explicit(ctx->ipad_state, sizeof(ctx->ipad_state));
 	memzero_explicit(ctx->opad_state, sizeof(ctx->opad_state));
 	crypto_free_shash(ctx->generic);
-	hwoff_tfm_pm_put(hwoff_hash_alg_of(tfm)->hw);
+	hwoff_tfm_detach(ctx->generation);
 }
 
-static void hwoff_hash_alg_init(struct hwoff_hash_alg *alg, struct hwoff_dev *hw,
-				enum hwoff_hash_index hash, enum hwoff_path path, bool hmac)
+static void hwoff_hash_alg_init(struct hwoff_hash_alg *alg, enum hwoff_hash_index hash,
+				enum hwoff_path path, bool hmac)
 {
 	const struct hwoff_hash_info *h = &hwoff_hashes[hash];
 	const struct hwoff_hash_path_info *p = &hwoff_hash_paths[path];
 	struct ahash_alg *ahash = &alg->engine_alg.base;
 	struct crypto_alg *base = &ahash->halg.base;
 
-	alg->hw = hw;
 	alg->hash = hash;
 	alg->path = path;
 	alg->hmac = hmac;
@@ -402,37 +429,40 @@ static void hwoff_hash_alg_init(struct hwoff_hash_alg *alg, struct hwoff_dev *hw
 	alg->engine_alg.op.do_one_request = hwoff_hash_do_one;
 }
 
+/* The module's hashes (hwoffload.h, "Lifetime"); registering is serialized by binding. */
+static struct hwoff_hash_alg hwoff_hash_algs[HWOFF_HASH_ALG_COUNT];
+static bool hwoff_hash_registered;
+
+/* Unless they are already: their self-tests run on @hw. */
 int hwoff_hash_register(struct hwoff_dev *hw)
 {
 	int i, ret;
 
 	BUILD_BUG_ON(sizeof(struct hwoff_hash_state) > HASH_MAX_STATESIZE);
-	hw->hash_algs = devm_kcalloc(hw->dev, HWOFF_HASH_ALG_COUNT, sizeof(*hw->hash_algs),
-				     GFP_KERNEL);
-	if (!hw->hash_algs)
-		return -ENOMEM;
-	for (i = 0; i < HWOFF_HASH_ALG_COUNT; i++) {
-		hwoff_hash_alg_init(&hw->hash_algs[i], hw, i / HWOFF_PATH_COUNT % HWOFF_HASH_COUNT,
+	for (i = 0; !hwoff_hash_registered && i < HWOFF_HASH_ALG_COUNT; i++) {
+		hwoff_hash_alg_init(&hwoff_hash_algs[i], i / HWOFF_PATH_COUNT % HWOFF_HASH_COUNT,
 				    i % HWOFF_PATH_COUNT, i >= HWOFF_HASH_ALG_COUNT / 2);
-		ret = crypto_engine_register_ahash(&hw->hash_algs[i].engine_alg);
+		ret = crypto_engine_register_ahash(&hwoff_hash_algs[i].engine_alg);
 		if (ret) {
 			dev_err(hw->dev, "cannot register %s: %d\n",
-				hw->hash_algs[i].engine_alg.base.halg.base.cra_driver_name, ret);
+				hwoff_hash_algs[i].engine_alg.base.halg.base.cra_driver_name, ret);
 			goto err_unregister;
 		}
 	}
+	hwoff_hash_registered = true;
 	return 0;
 
 err_unregister:
 	while (i--)
-		crypto_engine_unregister_ahash(&hw->hash_algs[i].engine_alg);
+		crypto_engine_unregister_ahash(&hwoff_hash_algs[i].engine_alg);
 	return ret;
 }
 
-void hwoff_hash_unregister(struct hwoff_dev *hw)
+/* At module exit: no transform is left. */
+void hwoff_hash_unregister(void)
 {
 	int i;
 
-	for (i = 0; i < HWOFF_HASH_ALG_COUNT; i++)
-		crypto_engine_unregister_ahash(&hw->hash_algs[i].engine_alg);
+	for (i = 0; hwoff_hash_registered && i < HWOFF_HASH_ALG_COUNT; i++)
+		crypto_engine_unregister_ahash(&hwoff_hash_algs[i].engine_alg);
 }

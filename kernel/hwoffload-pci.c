@@ -147,6 +147,7 @@ module_init(hwoff_module_init);
 static void __exit hwoff_module_exit(void)
 {
 	pci_unregister_driver(&hwoff_pci_driver);
+	hwoff_algs_unregister();
 	hwoff_debugfs_module_exit();
 }
 module_exit(hwoff_module_exit);

@@ -7,6 +7,22 @@
  * hwoffload-hash.c (the ahash algorithms: buffering, state, export/import),
  * hwoffload-pio.c and hwoffload-dma.c (the two data paths, for both units),
  * hwoffload-debugfs.c (statistics and fault injection).
+ *
+ * Lifetime: the algorithms are the module's, the engine is a device bound behind them. The
+ * first device bound registers them (their self-tests need an engine) and they stay registered
+ * until the module goes, across unbind and rebind: crypto_unregister_alg() must not run while
+ * transforms exist, and every transform holds the module (cra_module), so module exit is the
+ * first moment none can. One device is bound at a time (hwoff_bound in hwoffload-core.c,
+ * published by RCU). A transform attaches to the device bound when it is created
+ * (hwoff_tfm_attach: its generation and a runtime PM reference) and each request takes that
+ * device for its life (hwoff_dev_get/put, a count of requests in flight); a transform created
+ * while none is bound fails with -ENODEV, and so does every request of a transform whose device
+ * went away, even after a rebind, since the new device is a new session. Unbinding
+ * (hwoff_unbind, the first step of remove) unpublishes the device and returns the transforms'
+ * runtime PM references, so that new requests fail with -ENODEV; requests waiting in the
+ * crypto_engine queue fail with -ENODEV when the engine thread reaches them, and those already
+ * on the engine finish (or time out and fail); it waits for the count of requests in flight
+ * to drop to zero before the crypto_engine, interrupt and device are freed.
  */
 #ifndef HWOFFLOAD_H
 #define HWOFFLOAD_H
@@ -194,8 +210,11 @@ struct hwoff_dev {
 	bool dma_chain;			/* publish while the ring is busy; debugfs "chain" */
 	struct delayed_work timeout_work;
 	unsigned int threshold[HWOFF_THRESHOLD_COUNT];
-	struct hwoff_alg *algs;
-	struct hwoff_hash_alg *hash_algs;
+	/* binding (hwoffload-core.c) */
+	unsigned long generation;	/* this binding's; the transforms attached keep it */
+	unsigned int sessions;		/* transforms attached, each a runtime PM reference */
+	atomic_t inflight;		/* requests between hwoff_dev_get() and finalize */
+	bool unbound;			/* requests not started fail with -ENODEV */
 	struct dentry *debugfs;
 	struct hwoff_fault_knob fault_knobs[HWOFF_FAULT_KNOBS];
 	atomic64_t stats[HWOFF_STAT_COUNT];
@@ -206,19 +225,20 @@ struct hwoff_hash_alg;
 /* One registered skcipher: a mode on a path. */
 struct hwoff_alg {
 	struct skcipher_engine_alg engine_alg;
-	struct hwoff_dev *hw;
 	enum hwoff_mode_index mode;
 	enum hwoff_path path;
 };
 
 struct hwoff_tfm_ctx {
 	struct hwoff_engine_tfm_ctx engine;	/* first: see hwoffload-compat.h */
+	unsigned long generation;	/* of the device attached to (hwoff_tfm_attach) */
 	unsigned int keylen;
 	u8 key[AES_MAX_KEY_SIZE];
 };
 
 struct hwoff_req_ctx {
 	struct skcipher_request *req;
+	struct hwoff_dev *hw;		/* from submission to completion (hwoff_dev_get) */
 	enum hwoff_path path;		/* PIO or DMA, chosen at submission */
 	bool decrypt;
 	/* DMA only, from submission to completion */
@@ -237,7 +257,6 @@ struct hwoff_req_ctx {
 /* One registered ahash: a hash algorithm on a path. */
 struct hwoff_hash_alg {
 	struct ahash_engine_alg engine_alg;
-	struct hwoff_dev *hw;
 	enum hwoff_hash_index hash;
 	enum hwoff_path path;
 	bool hmac;
@@ -245,6 +264,7 @@ struct hwoff_hash_alg {
 
 struct hwoff_hash_tfm_ctx {
 	struct hwoff_engine_tfm_ctx engine;	/* first: see hwoffload-compat.h */
+	unsigned long generation;	/* of the device attached to (hwoff_tfm_attach) */
 	/* HMAC only: the generic hash, for keys longer than a block and the pad blocks */
 	struct crypto_shash *generic;
 	/* the chaining states after the key's ipad and opad blocks, in the engine's layout */
@@ -268,6 +288,7 @@ struct hwoff_hash_state {
 struct hwoff_hash_req_ctx {
 	struct hwoff_hash_state st;	/* first: export() and import() copy it */
 	struct ahash_request *req;
+	struct hwoff_dev *hw;		/* from submission to completion (hwoff_dev_get) */
 	enum hwoff_path path;		/* PIO or DMA, chosen at submission */
 	bool final;
 	bool hmac_final;		/* the outer hash follows the inner FINAL */
@@ -329,36 +350,31 @@ static inline void hwoff_stat_inc(struct hwoff_dev *hw, enum hwoff_stat stat)
 	atomic64_inc(&hw->stats[stat]);
 }
 
-/* Runtime PM is held per transform, not per request. */
-static inline int hwoff_tfm_pm_get(struct hwoff_dev *hw)
-{
-	return pm_runtime_resume_and_get(hw->dev);
-}
-
-static inline void hwoff_tfm_pm_put(struct hwoff_dev *hw)
-{
-	pm_runtime_mark_last_busy(hw->dev);
-	pm_runtime_put_autosuspend(hw->dev);
-}
-
 /* hwoffload-core.c */
 int hwoff_core_init(struct hwoff_dev *hw);
 void hwoff_core_exit(struct hwoff_dev *hw);
 int hwoff_core_start(struct hwoff_dev *hw);
 void hwoff_core_stop(struct hwoff_dev *hw);
 int hwoff_reset_locked(struct hwoff_dev *hw);
+int hwoff_bind(struct hwoff_dev *hw);
+void hwoff_unbind(struct hwoff_dev *hw);
+int hwoff_tfm_attach(unsigned long *generation, u32 caps);
+void hwoff_tfm_detach(unsigned long generation);
+struct hwoff_dev *hwoff_dev_get(unsigned long generation);
+void hwoff_dev_put(struct hwoff_dev *hw);
 
 /* hwoffload-cipher.c */
 extern const struct attribute_group *hwoff_attr_groups[];
 int hwoff_algs_register(struct hwoff_dev *hw);
-void hwoff_algs_unregister(struct hwoff_dev *hw);
+void hwoff_algs_unregister(void);
 void hwoff_cipher_fill_ctx(struct skcipher_request *req, struct hwoff_aes_ctx *rec);
+void hwoff_cipher_done(struct hwoff_dev *hw, struct skcipher_request *req, int err);
 enum hwoff_path hwoff_choose_path(struct hwoff_dev *hw, enum hwoff_path path,
 				  unsigned int threshold, unsigned int len, bool hash);
 
 /* hwoffload-hash.c */
 int hwoff_hash_register(struct hwoff_dev *hw);
-void hwoff_hash_unregister(struct hwoff_dev *hw);
+void hwoff_hash_unregister(void);
 unsigned int hwoff_hash_blocksize(struct ahash_request *req);
 unsigned int hwoff_hash_digestsize(struct ahash_request *req);
 const u8 *hwoff_hash_outer_state(struct ahash_request *req);
