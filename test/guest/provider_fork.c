@@ -12,7 +12,7 @@
  * child that does not end within CHILD_TIMEOUT_S is a hang: its state (kernel stack and wait
  * channel of every thread, and gdb's backtrace where gdb is installed) is printed, and it is
  * killed. The provider is loaded anew every ROUNDS_PER_LOAD rounds, so that forks come in its
- * first uses too, not only in its steady state. HWOFFLOAD_FORK_ROUNDS (per path, default 500)
+ * first uses too, not only in its steady state. HWOFFLOAD_FORK_ROUNDS (per path, default 1000)
  * sizes it; HWOFFLOAD_TEST_LONG=1 runs 20000 rounds per path.
  */
 #define _GNU_SOURCE
@@ -356,7 +356,7 @@ static void fork_rounds(size_t mode, unsigned long first, unsigned long count,
 /* _i: the mode. */
 START_TEST(fork_while_threads_run)
 {
-	unsigned long rounds = test_count("HWOFFLOAD_FORK_ROUNDS", 500, 20000);
+	unsigned long rounds = test_count("HWOFFLOAD_FORK_ROUNDS", 1000, 20000);
 	struct fork_totals totals = { 0 };
 	double start = now_s();
 
