@@ -33,6 +33,7 @@
 #include "backend/algs.h"
 #include "backend/discover.h"
 #include "backend/table.h"
+#include "test/providerutil.h"
 #include "test/testutil.h"
 
 #ifndef PROVIDER_TEST_IN_GUEST
@@ -111,29 +112,12 @@ static void unload(struct env *e)
 	OSSL_LIB_CTX_free(e->libctx);
 }
 
-/* The whole error queue as one string, emptied. */
-static void error_text(char *buf, size_t size)
-{
-	unsigned long code;
-	const char *data;
-	int flags;
-
-	buf[0] = 0;
-	while ((code = ERR_get_error_all(NULL, NULL, NULL, &data, &flags))) {
-		char one[256];
-
-		ERR_error_string_n(code, one, sizeof(one));
-		snprintf(buf + strlen(buf), size - strlen(buf), "%s %s; ", one,
-			 (flags & ERR_TXT_STRING) ? data : "");
-	}
-}
-
 #define ck_assert_error_says(needle) ck_assert_error_says_either(needle, needle)
 /* Where the default provider serves a whole stream, its own words are the error. */
 #define ck_assert_error_says_either(ours, openssls)                                            \
 	do {                                                                                   \
 		char text_[4096];                                                              \
-		error_text(text_, sizeof(text_));                                              \
+		prov_error_text(text_, sizeof(text_));                                              \
 		ck_assert_msg(strstr(text_, ours) || strstr(text_, openssls),                  \
 			      "error '%s' says neither '%s' nor '%s'", text_, ours, openssls); \
 	} while (0)
