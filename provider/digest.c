@@ -147,8 +147,7 @@ static int kernel_failed(struct digest_ctx *c, size_t pending)
 		return hwoff_prov_kernel_failed(c->prov, path, HWOFF_FALLBACK_REQUEST_FAILED,
 						err) &&
 		       start_software(c);
-	hwoff_count_error(&path->counters);
-	hwoff_path_failed(path, err, c->prov->config.retry_ms * 1000000ull);
+	hwoff_prov_path_failed(c->prov, path, err);
 	c->state = DIGEST_FINISHED;
 	HWOFF_RAISE(c->prov, HWOFF_R_KERNEL,
 		    "%s: %s; the kernel had part of this message, so software cannot finish it",

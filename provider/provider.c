@@ -289,11 +289,16 @@ struct hwoff_path *hwoff_prov_route(struct hwoff_prov *prov, const struct hwoff_
 	return c.path;
 }
 
-bool hwoff_prov_kernel_failed(struct hwoff_prov *prov, struct hwoff_path *path,
-			      enum hwoff_fallback_reason why, const char *message)
+void hwoff_prov_path_failed(struct hwoff_prov *prov, struct hwoff_path *path, const char *message)
 {
 	hwoff_count_error(&path->counters);
 	hwoff_path_failed(path, message, prov->config.retry_ms * 1000000ull);
+}
+
+bool hwoff_prov_kernel_failed(struct hwoff_prov *prov, struct hwoff_path *path,
+			      enum hwoff_fallback_reason why, const char *message)
+{
+	hwoff_prov_path_failed(prov, path, message);
 	if (!prov->config.fallback) {
 		HWOFF_RAISE(prov, HWOFF_R_KERNEL, "%s (fallback is off)", message);
 		return false;

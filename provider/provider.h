@@ -195,6 +195,9 @@ struct hwoff_path *hwoff_prov_route(struct hwoff_prov *prov, const struct hwoff_
 				    enum hwoff_direction direction, size_t size,
 				    struct hwoff_route_cache *cache);
 
+/* A request on a kernel path failed: count it, and the path is out of service for its back-off. */
+void hwoff_prov_path_failed(struct hwoff_prov *prov, struct hwoff_path *path, const char *message);
+
 /*
  * A kernel path failed (setup or request, with the transport's message): count it, take the path
  * out of service for its back-off (config.retry_ms, growing while it keeps failing), and say
