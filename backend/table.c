@@ -106,7 +106,7 @@ static bool claim_retry(struct hwoff_path *path)
 }
 
 struct hwoff_choice hwoff_decide(struct hwoff_table *t, const struct hwoff_alg *alg,
-				 unsigned int key_bits, enum hwoff_direction direction, size_t size,
+				 enum hwoff_direction direction, size_t size,
 				 enum hwoff_objective objective)
 {
 	struct hwoff_path *software = &t->paths[0];
@@ -116,8 +116,7 @@ struct hwoff_choice hwoff_decide(struct hwoff_table *t, const struct hwoff_alg *
 
 	size_t to;
 
-	if (key_bits != key_bits_of(alg) || direction >= HWOFF_DIRECTION_COUNT ||
-	    objective >= HWOFF_OBJECTIVE_COUNT)
+	if (direction >= HWOFF_DIRECTION_COUNT || objective >= HWOFF_OBJECTIVE_COUNT)
 		return (struct hwoff_choice){ .path = software, .to = SIZE_MAX };
 	e = &t->entries[entry_index(alg, direction, objective)];
 	if (!e->count)
@@ -140,13 +139,12 @@ bool hwoff_path_usable(const struct hwoff_path *path)
 }
 
 size_t hwoff_table_next_start(const struct hwoff_table *t, const struct hwoff_alg *alg,
-			      unsigned int key_bits, enum hwoff_direction direction, size_t size,
+			      enum hwoff_direction direction, size_t size,
 			      enum hwoff_objective objective)
 {
 	const struct hwoff_entry *e;
 
-	if (key_bits != key_bits_of(alg) || direction >= HWOFF_DIRECTION_COUNT ||
-	    objective >= HWOFF_OBJECTIVE_COUNT)
+	if (direction >= HWOFF_DIRECTION_COUNT || objective >= HWOFF_OBJECTIVE_COUNT)
 		return SIZE_MAX;
 	e = &t->entries[entry_index(alg, direction, objective)];
 	for (unsigned int i = 0; i < e->count; i++)
@@ -238,18 +236,13 @@ static unsigned int new_path_count(const struct hwoff_table *t,
 	return added;
 }
 
-int hwoff_table_set(struct hwoff_table *t, const struct hwoff_alg *alg, unsigned int key_bits,
+int hwoff_table_set(struct hwoff_table *t, const struct hwoff_alg *alg,
 		    enum hwoff_direction direction, enum hwoff_objective objective,
 		    const struct hwoff_range_spec *ranges, unsigned int count, char *err,
 		    size_t err_len)
 {
 	struct hwoff_entry *e;
 
-	if (key_bits != key_bits_of(alg)) {
-		snprintf(err, err_len, "key size %u is not %s's (%u)", key_bits, alg->name,
-			 key_bits_of(alg));
-		return -1;
-	}
 	if (direction >= HWOFF_DIRECTION_COUNT || !direction_fits(alg, direction)) {
 		snprintf(err, err_len, "direction %s does not apply to %s, which takes %s",
 			 hwoff_direction_name(direction), alg->name,
@@ -322,8 +315,7 @@ static int set_default_entries(struct hwoff_table *t, const struct hwoff_alg *al
 		if (!direction_fits(alg, dir))
 			continue;
 		for (int obj = 0; obj < HWOFF_OBJECTIVE_COUNT; obj++)
-			if (hwoff_table_set(t, alg, key_bits_of(alg), dir, obj, ranges, 2, err,
-					    sizeof(err)))
+			if (hwoff_table_set(t, alg, dir, obj, ranges, 2, err, sizeof(err)))
 				return -1;
 	}
 	return 0;
@@ -509,7 +501,7 @@ static int read_entry(struct reader *r, char **fields, int count)
 {
 	struct hwoff_range_spec ranges[HWOFF_RANGES_MAX];
 	const struct hwoff_alg *alg;
-	unsigned int key_bits = 0, range_count = 0;
+	unsigned int range_count = 0;
 	int direction, objective;
 	size_t index, number;
 	char err[256];
@@ -533,7 +525,6 @@ static int read_entry(struct reader *r, char **fields, int count)
 		if (number != key_bits_of(alg))
 			return read_error(r, "key size %zu is not %s's (%u)", number, alg->name,
 					  key_bits_of(alg));
-		key_bits = (unsigned int)number;
 	}
 	direction = lookup_name(direction_names, HWOFF_DIRECTION_COUNT, fields[2]);
 	if (direction < 0)
@@ -570,8 +561,7 @@ static int read_entry(struct reader *r, char **fields, int count)
 		ranges[range_count++] =
 			(struct hwoff_range_spec){ .start = number, .path = colon + 1 };
 	}
-	if (hwoff_table_set(r->t, alg, key_bits, direction, objective, ranges, range_count, err,
-			    sizeof(err)))
+	if (hwoff_table_set(r->t, alg, direction, objective, ranges, range_count, err, sizeof(err)))
 		return read_error(r, "%s", err);
 	r->entry_lines[index] = r->line;
 	return 0;

@@ -109,12 +109,12 @@ struct hwoff_range_spec {
 
 /*
  * THE decision. No system calls, no allocation, no locks: the entry is indexed, its ranges
- * scanned. Anything the table does not cover (no entry, a key size or direction that is not the
+ * scanned. Anything the table does not cover (no entry, a direction that is not the
  * algorithm's) goes to software, as does a request for a path out of service; except that once a
  * failed path's back-off has passed, one request is sent to it again (reading the clock).
  */
 struct hwoff_choice hwoff_decide(struct hwoff_table *t, const struct hwoff_alg *alg,
-				 unsigned int key_bits, enum hwoff_direction direction, size_t size,
+				 enum hwoff_direction direction, size_t size,
 				 enum hwoff_objective objective);
 
 /*
@@ -124,7 +124,7 @@ struct hwoff_choice hwoff_decide(struct hwoff_table *t, const struct hwoff_alg *
  * hwoff_decide(): no system calls, no allocation.
  */
 size_t hwoff_table_next_start(const struct hwoff_table *t, const struct hwoff_alg *alg,
-			      unsigned int key_bits, enum hwoff_direction direction, size_t size,
+			      enum hwoff_direction direction, size_t size,
 			      enum hwoff_objective objective);
 
 /* A table that sends everything to software; NULL when out of memory. */
@@ -132,10 +132,10 @@ struct hwoff_table *hwoff_table_new(void);
 void hwoff_table_free(struct hwoff_table *t);
 
 /*
- * Set one entry. key_bits is the algorithm's (0 for digests). Ranges start at 0, strictly
+ * Set one entry. Ranges start at 0, strictly
  * increasing, none past HWOFF_SIZE_LIMIT. Returns 0, or -1 with the reason in err.
  */
-int hwoff_table_set(struct hwoff_table *t, const struct hwoff_alg *alg, unsigned int key_bits,
+int hwoff_table_set(struct hwoff_table *t, const struct hwoff_alg *alg,
 		    enum hwoff_direction direction, enum hwoff_objective objective,
 		    const struct hwoff_range_spec *ranges, unsigned int count, char *err,
 		    size_t err_len);

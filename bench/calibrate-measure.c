@@ -670,8 +670,8 @@ struct hwoff_table *cal_table(const struct cal_run *run, const bool *objectives,
 					.start = r->r[k].start, .path = s->paths[r->r[k].path].name
 				};
 			/* The table's limits (HWOFF_PATHS_MAX) cost this entry, not the others. */
-			if (hwoff_table_set(t, s->alg, s->alg->key_bytes * 8, s->direction, o,
-					    specs, r->count, why, sizeof(why))) {
+			if (hwoff_table_set(t, s->alg, s->direction, o, specs, r->count, why,
+					    sizeof(why))) {
 				hwoff_appendf(warnings, warnings_len,
 					      "%s %s %s left to software: %s\n", s->alg->name,
 					      hwoff_direction_name(s->direction),

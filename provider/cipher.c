@@ -167,7 +167,7 @@ static int kernel_crypt(struct cipher_ctx *c, struct hwoff_path *path, const uns
 	 * The engine writes into out as it goes; in place, a failure half-way would leave neither
 	 * the input nor the output for software to redo. Keep the input then.
 	 */
-	if (c->prov->config.fallback && in < out + len && out < in + len) {
+	if (c->prov->router.fallback && in < out + len && out < in + len) {
 		copy = malloc(len);
 		if (!copy) {
 			HWOFF_RAISE(c->prov, HWOFF_R_BAD_ARGUMENT, "out of memory");
@@ -261,7 +261,7 @@ static int crypt_blocks(struct cipher_ctx *c, const unsigned char *in, unsigned 
 	if (ret == 0)
 		return 0;
 	if (ret < 0) {
-		path = &c->prov->table->paths[0];
+		path = hwoff_router_software(&c->prov->router);
 		if (!software_crypt(c, in, out, len))
 			return 0;
 	}
@@ -373,11 +373,6 @@ static void *cipher_dupctx(void *vctx)
 
 static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[]);
 
-static struct hwoff_path *software_path(struct cipher_ctx *c)
-{
-	return &c->prov->table->paths[0];
-}
-
 /* ECB, CBC: the bytes a stream of total bytes keeps back for later (as OpenSSL does). */
 static size_t bytes_kept(const struct cipher_ctx *c, size_t total)
 {
@@ -482,7 +477,7 @@ static int delegated_update(struct cipher_ctx *c, unsigned char *out, size_t *ou
 	if (!c->sw->cipher.update(c->software, out, outl, outsize, in, inl))
 		return 0;
 	if (inl)
-		hwoff_tally_add(&c->tally, software_path(c), inl);
+		hwoff_tally_add(&c->tally, hwoff_router_software(&c->prov->router), inl);
 	return 1;
 }
 
@@ -541,7 +536,7 @@ static int cipher_init(struct cipher_ctx *c, bool encrypt, const unsigned char *
 		c->software_keyed = false;
 	c->encrypt = encrypt;
 	c->route = (struct hwoff_route_cache){ 0 };
-	c->delegate_below = c->prov->software_below[hwoff_alg_index(c->alg)][!encrypt];
+	c->delegate_below = hwoff_router_software_below(&c->prov->router, c->alg, direction_of(c));
 	c->buf_len = 0;
 	c->num = 0;
 	c->keystream_known = false;
@@ -714,7 +709,7 @@ static int cipher_cipher(void *vctx, unsigned char *out, size_t *outl, size_t ou
 		if (!c->sw->cipher.cipher(c->software, out, outl, outsize, in, inl))
 			return 0;
 		if (inl)
-			hwoff_tally_add(&c->tally, software_path(c), inl);
+			hwoff_tally_add(&c->tally, hwoff_router_software(&c->prov->router), inl);
 		return 1;
 	}
 	if (!check_call(c, out, in, inl) || !check_room(c, inl, outsize))
@@ -731,7 +726,7 @@ static int cipher_cipher(void *vctx, unsigned char *out, size_t *outl, size_t ou
 		if (!c->sw->cipher.cipher(c->software, out, outl, outsize, in, inl))
 			return 0;
 		if (inl)
-			hwoff_tally_add(&c->tally, software_path(c), inl);
+			hwoff_tally_add(&c->tally, hwoff_router_software(&c->prov->router), inl);
 		return 1;
 	case -1:
 		return 0;

@@ -52,11 +52,6 @@ struct digest_ctx {
 	unsigned char small[SMALL_BUFFER]; /* buf until a message outgrows it: no malloc */
 };
 
-static struct hwoff_path *software_path(struct digest_ctx *c)
-{
-	return &c->prov->table->paths[0];
-}
-
 static void wipe_buffer(struct digest_ctx *c)
 {
 	OPENSSL_cleanse(c->buf, c->buf_dirty);
@@ -119,7 +114,7 @@ static int start_software(struct digest_ctx *c)
 	}
 	c->buf_len = 0;
 	c->state = DIGEST_SOFTWARE;
-	c->path = software_path(c);
+	c->path = hwoff_router_software(&c->prov->router);
 	return 1;
 }
 
@@ -147,7 +142,7 @@ static int kernel_failed(struct digest_ctx *c, size_t pending)
 		return hwoff_prov_kernel_failed(c->prov, path, HWOFF_FALLBACK_REQUEST_FAILED,
 						err) &&
 		       start_software(c);
-	hwoff_prov_path_failed(c->prov, path, err);
+	hwoff_route_failed(&c->prov->router, path, HWOFF_FALLBACK_REQUEST_FAILED, false, err);
 	c->state = DIGEST_FINISHED;
 	HWOFF_RAISE(c->prov, HWOFF_R_KERNEL,
 		    "%s: %s; the kernel had part of this message, so software cannot finish it",
@@ -188,11 +183,7 @@ static int start_kernel(struct digest_ctx *c, struct hwoff_path *path)
  */
 static int commit(struct digest_ctx *c, size_t size)
 {
-	struct hwoff_path *path;
-
-	if (size < c->prov->software_below[hwoff_alg_index(c->alg)][0])
-		return start_software(c);
-	path = hwoff_prov_route(c->prov, c->alg, HWOFF_DIGEST, size, NULL);
+	struct hwoff_path *path = hwoff_prov_route(c->prov, c->alg, HWOFF_DIGEST, size, NULL);
 	if (!path)
 		return 0;
 	return path->software ? start_software(c) : start_kernel(c, path);
@@ -201,7 +192,7 @@ static int commit(struct digest_ctx *c, size_t size)
 /* Whether no message larger than size bytes could take another path. */
 static bool settled(const struct digest_ctx *c, size_t size)
 {
-	return size >= BUFFER_MAX || size >= c->prov->settled_from[hwoff_alg_index(c->alg)];
+	return size >= BUFFER_MAX || size >= hwoff_router_settled_from(&c->prov->router, c->alg);
 }
 
 static int kernel_update(struct digest_ctx *c, const void *data, size_t len)

@@ -43,6 +43,7 @@ static const OSSL_ITEM reason_strings[] = {
 	{ HWOFF_R_BAD_DECRYPT, "bad decrypt" },
 	{ HWOFF_R_NOT_INITIALIZED, "operation not initialized" },
 	{ HWOFF_R_PARAMETER, "bad parameter" },
+	{ HWOFF_R_OUT_OF_MEMORY, "out of memory" },
 	{ 0, NULL },
 };
 
@@ -254,57 +255,29 @@ int hwoff_param_set_utf8(OSSL_PARAM params[], const char *key, const char *value
 	return !p || OSSL_PARAM_set_utf8_ptr(p, value);
 }
 
-/* ---- routes ---------------------------------------------------------------------------------- */
+/* ---- routes: the backend's router, and the errors its answers raise ---------------------------
+ */
 
 struct hwoff_path *hwoff_prov_route(struct hwoff_prov *prov, const struct hwoff_alg *alg,
 				    enum hwoff_direction direction, size_t size,
 				    struct hwoff_route_cache *cache)
 {
-	struct hwoff_choice c;
+	char why[HWOFF_NAME_MAX + HWOFF_PROBE_REASON_MAX + 128];
+	struct hwoff_path *path =
+		hwoff_route(&prov->router, alg, direction, size, cache, why, sizeof(why));
 
-	if (cache && size >= cache->from && size < cache->to && hwoff_path_usable(cache->path))
-		return cache->path;
-	c = hwoff_decide(prov->table, alg, alg->key_bytes * 8, direction, size,
-			 prov->config.objective);
-	if (cache)
-		*cache = (struct hwoff_route_cache){ c.unusable ? c.unusable : c.path, c.from,
-						     c.to };
-	if (!c.unusable)
-		return c.path;
-	if (!prov->config.fallback) {
-		long long retry_in = hwoff_path_retry_in_ms(c.unusable);
-
-		if (retry_in >= 0)
-			HWOFF_RAISE(prov, HWOFF_R_KERNEL,
-				    "%s is out of service and fallback is off: %s (next try in %lld "
-				    "ms)",
-				    c.unusable->name, hwoff_path_unusable_reason(c.unusable),
-				    retry_in);
-		else
-			HWOFF_RAISE(prov, HWOFF_R_KERNEL, "%s is unusable and fallback is off: %s",
-				    c.unusable->name, hwoff_path_unusable_reason(c.unusable));
-		return NULL;
-	}
-	hwoff_count_fallback(&c.unusable->counters, HWOFF_FALLBACK_PATH_UNUSABLE);
-	return c.path;
-}
-
-void hwoff_prov_path_failed(struct hwoff_prov *prov, struct hwoff_path *path, const char *message)
-{
-	hwoff_count_error(&path->counters);
-	hwoff_path_failed(path, message, prov->config.retry_ms * 1000000ull);
+	if (!path)
+		HWOFF_RAISE(prov, HWOFF_R_KERNEL, "%s", why);
+	return path;
 }
 
 bool hwoff_prov_kernel_failed(struct hwoff_prov *prov, struct hwoff_path *path,
 			      enum hwoff_fallback_reason why, const char *message)
 {
-	hwoff_prov_path_failed(prov, path, message);
-	if (!prov->config.fallback) {
-		HWOFF_RAISE(prov, HWOFF_R_KERNEL, "%s (fallback is off)", message);
-		return false;
-	}
-	hwoff_count_fallback(&path->counters, why);
-	return true;
+	if (hwoff_route_failed(&prov->router, path, why, true, message))
+		return true;
+	HWOFF_RAISE(prov, HWOFF_R_KERNEL, "%s (fallback is off)", message);
+	return false;
 }
 
 bool hwoff_prov_can_serve(struct hwoff_prov *prov, const struct hwoff_alg *alg)
@@ -330,7 +303,8 @@ static enum hwoff_direction last_direction(const struct hwoff_alg *alg)
 }
 
 /* mode pio or dma: every size of every row to that driver of the engine, where it has one. */
-static int force_engine_path(struct hwoff_prov *prov, enum hwoff_impl_class class)
+static bool force_engine_path(struct hwoff_prov *prov, struct hwoff_table *t,
+			      enum hwoff_impl_class class)
 {
 	const char *mode = hwoff_run_mode_name(prov->config.mode);
 	char err[256];
@@ -351,133 +325,119 @@ static int force_engine_path(struct hwoff_prov *prov, enum hwoff_impl_class clas
 		if (!impl) {
 			snprintf(prov->no_path[a], sizeof(prov->no_path[a]),
 				 "mode=%s: the kernel has no %s driver of the hwoffload engine for "
-				 "%s "
-				 "(is hwoffload.ko loaded? hwoffload-info lists what there is)",
+				 "%s (is hwoffload.ko loaded? hwoffload-info lists what there is)",
 				 mode, mode, alg->kernel_name);
 			continue;
 		}
 		all = (struct hwoff_range_spec){ .start = 0, .path = impl->driver };
 		for (int dir = first_direction(alg); dir <= (int)last_direction(alg); dir++)
 			for (int obj = 0; obj < HWOFF_OBJECTIVE_COUNT; obj++)
-				if (hwoff_table_set(prov->table, alg, alg->key_bytes * 8, dir, obj,
-						    &all, 1, err, sizeof(err))) {
+				if (hwoff_table_set(t, alg, dir, obj, &all, 1, err, sizeof(err))) {
 					HWOFF_RAISE(prov, HWOFF_R_INIT, "%s", err);
-					return 0;
+					return false;
 				}
 	}
-	return 1;
+	return true;
 }
 
-static int load_table_file(struct hwoff_prov *prov)
+/* The calibrated table of the configuration's file, checked against this machine. */
+static struct hwoff_table *load_table_file(struct hwoff_prov *prov)
 {
 	struct hwoff_fingerprint machine;
+	struct hwoff_table *t;
 	char err[512];
 
-	prov->table = hwoff_table_load(prov->config.table, err, sizeof(err));
-	if (!prov->table) {
+	t = hwoff_table_load(prov->config.table, err, sizeof(err));
+	if (!t) {
 		HWOFF_RAISE(prov, HWOFF_R_TABLE, "%s", err);
-		return 0;
+		return NULL;
 	}
 	snprintf(prov->table_source, sizeof(prov->table_source), "%s", prov->config.table);
-	hwoff_fingerprint_machine(&machine, prov->table, prov->discovery);
-	hwoff_fingerprint_compare(&prov->table->fingerprint, &machine, prov->warnings,
+	hwoff_fingerprint_machine(&machine, t, prov->discovery);
+	hwoff_fingerprint_compare(&t->fingerprint, &machine, prov->warnings,
 				  sizeof(prov->warnings));
-	hwoff_table_check_drivers(prov->table, prov->discovery, prov->warnings,
-				  sizeof(prov->warnings));
-	return 1;
+	hwoff_table_check_drivers(t, prov->discovery, prov->warnings, sizeof(prov->warnings));
+	return t;
 }
 
-/* The smallest request the table sends elsewhere than software: SIZE_MAX when none. */
-static size_t software_below(struct hwoff_prov *prov, const struct hwoff_alg *alg,
-			     enum hwoff_direction direction)
+/* The table of the configured mode; NULL with an error raised. */
+static struct hwoff_table *table_of_mode(struct hwoff_prov *prov)
 {
-	size_t size = 0;
-
-	while (size != SIZE_MAX) {
-		struct hwoff_choice choice = hwoff_decide(prov->table, alg, alg->key_bytes * 8,
-							  direction, size, prov->config.objective);
-
-		if (!choice.path->software || choice.unusable)
-			break;
-		size = choice.to;
-	}
-	return size;
-}
-
-/* prov->software_below and, for digests, prov->settled_from (the entry's last range start). */
-static void note_sizes(struct hwoff_prov *prov)
-{
-	for (size_t row = 0; row < hwoff_alg_count; row++) {
-		const struct hwoff_alg *alg = &hwoff_algs[row];
-		size_t from = 0, next;
-
-		if (!hwoff_alg_is_digest(alg)) {
-			prov->software_below[row][0] = software_below(prov, alg, HWOFF_ENCRYPT);
-			prov->software_below[row][1] = software_below(prov, alg, HWOFF_DECRYPT);
-			continue;
-		}
-		prov->software_below[row][0] = software_below(prov, alg, HWOFF_DIGEST);
-		while ((next = hwoff_table_next_start(prov->table, alg, 0, HWOFF_DIGEST, from,
-						      prov->config.objective)) != SIZE_MAX)
-			from = next;
-		prov->settled_from[row] = from;
-	}
-}
-
-static int set_up_routes(struct hwoff_prov *prov)
-{
-	char err[512];
-
-	hwoff_probe_afalg(&prov->probe);
-	prov->discovery = calloc(1, sizeof(*prov->discovery));
-	if (!prov->discovery)
-		return 0;
-	if (hwoff_discover(prov->discovery, err, sizeof(err)))
-		hwoff_appendf(prov->warnings, sizeof(prov->warnings), "discovery: %s\n", err);
+	struct hwoff_table *t = NULL;
 
 	switch (prov->config.mode) {
 	case HWOFF_RUN_AUTO:
-		if (prov->config.table[0] && !load_table_file(prov))
-			return -1;
+		if (prov->config.table[0]) {
+			t = load_table_file(prov);
+			if (!t)
+				return NULL;
+		}
 		if (prov->probe.error) {
 			/* Nothing but software can serve here: that is the route, not a fallback. */
-			if (prov->table)
+			if (t)
 				hwoff_appendf(prov->warnings, sizeof(prov->warnings),
 					      "table %s is not used: %s\n", prov->config.table,
 					      prov->probe.reason);
-			hwoff_table_free(prov->table);
-			prov->table = hwoff_table_new();
+			hwoff_table_free(t);
+			t = hwoff_table_new();
 			snprintf(prov->table_source, sizeof(prov->table_source),
 				 "none: software only, as AF_ALG is unusable here");
 			break;
 		}
-		if (prov->config.table[0])
+		if (t)
 			break;
-		prov->table = hwoff_table_default(prov->discovery);
+		t = hwoff_table_default(prov->discovery);
 		snprintf(prov->table_source, sizeof(prov->table_source),
 			 "built-in (software below %d B for AES, %d B for digests, the engine's "
 			 "driver from there where one is found)",
 			 HWOFF_DEFAULT_CIPHER_CUTOFF, HWOFF_DEFAULT_DIGEST_CUTOFF);
 		break;
 	case HWOFF_RUN_SOFTWARE:
-		prov->table = hwoff_table_new();
+		t = hwoff_table_new();
 		snprintf(prov->table_source, sizeof(prov->table_source), "none (mode=software)");
 		break;
 	case HWOFF_RUN_PIO:
 	case HWOFF_RUN_DMA:
-		prov->table = hwoff_table_new();
+		t = hwoff_table_new();
 		snprintf(prov->table_source, sizeof(prov->table_source), "none (mode=%s)",
 			 hwoff_run_mode_name(prov->config.mode));
-		if (prov->table && !force_engine_path(prov, prov->config.mode == HWOFF_RUN_PIO
-								    ? HWOFF_IMPL_ENGINE_PIO
-								    : HWOFF_IMPL_ENGINE_DMA))
-			return -1;
+		if (t && !force_engine_path(prov, t,
+					    prov->config.mode == HWOFF_RUN_PIO
+						    ? HWOFF_IMPL_ENGINE_PIO
+						    : HWOFF_IMPL_ENGINE_DMA)) {
+			hwoff_table_free(t);
+			return NULL;
+		}
 		break;
 	}
-	if (!prov->table)
-		return 0;
-	note_sizes(prov);
-	return 1;
+	if (!t)
+		HWOFF_RAISE(prov, HWOFF_R_OUT_OF_MEMORY, "for the path table");
+	return t;
+}
+
+/* What this machine offers, the table of the configured mode, and the router over it. */
+static bool set_up_routes(struct hwoff_prov *prov)
+{
+	struct hwoff_table *t;
+	char err[512];
+
+	hwoff_probe_afalg(&prov->probe);
+	prov->discovery = calloc(1, sizeof(*prov->discovery));
+	if (!prov->discovery) {
+		HWOFF_RAISE(prov, HWOFF_R_OUT_OF_MEMORY, "for the discovery");
+		return false;
+	}
+	if (hwoff_discover(prov->discovery, err, sizeof(err)))
+		hwoff_appendf(prov->warnings, sizeof(prov->warnings), "discovery: %s\n", err);
+	t = table_of_mode(prov);
+	if (!t)
+		return false;
+	if (hwoff_router_init(&prov->router, t, prov->config.objective, prov->config.fallback,
+			      prov->config.retry_ms)) {
+		HWOFF_RAISE(prov, HWOFF_R_OUT_OF_MEMORY, "for the router");
+		return false;
+	}
+	return true;
 }
 
 /* ---- per-row entry points: OpenSSL's newctx and get_params carry no algorithm --------------- */
@@ -612,7 +572,7 @@ static int provider_get_params(void *provctx, OSSL_PARAM params[])
 	p = OSSL_PARAM_locate(params, PARAM_STATISTICS);
 	if (p) {
 		hwoff_digest_flush_spares(prov);
-		hwoff_table_format_stats(prov->table, statistics, sizeof(statistics));
+		hwoff_table_format_stats(prov->router.table, statistics, sizeof(statistics));
 		if (!OSSL_PARAM_set_utf8_string(p, statistics))
 			return 0;
 	}
@@ -654,7 +614,7 @@ static void print_statistics(const struct hwoff_prov *prov)
 {
 	char statistics[HWOFF_REPORT_MAX] = "";
 
-	hwoff_table_format_stats(prov->table, statistics, sizeof(statistics));
+	hwoff_table_format_stats(prov->router.table, statistics, sizeof(statistics));
 	fprintf(stderr, "hwoffload statistics (pid %d, mode %s, objective %s, table %s):\n%s",
 		(int)getpid(), hwoff_run_mode_name(prov->config.mode),
 		hwoff_objective_name(prov->config.objective), prov->table_source, statistics);
@@ -667,7 +627,7 @@ static void provider_teardown(void *provctx)
 	if (!prov)
 		return;
 	hwoff_digest_free_spares(prov);
-	if (prov->config.stats && prov->table)
+	if (prov->config.stats && prov->router.table)
 		print_statistics(prov);
 	for (int digest = 0; digest < 2; digest++)
 		if (prov->software_algorithms[digest])
@@ -677,7 +637,7 @@ static void provider_teardown(void *provctx)
 	if (prov->default_provider)
 		OSSL_PROVIDER_unload(prov->default_provider);
 	OSSL_LIB_CTX_free(prov->libctx);
-	hwoff_table_free(prov->table);
+	hwoff_router_fini(&prov->router);
 	free(prov->discovery);
 	free(prov);
 }
@@ -755,13 +715,8 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
 	}
 	if (!hwoff_config_read(prov, in) || !set_up_software(prov, in))
 		goto fail;
-	switch (set_up_routes(prov)) {
-	case 0:
-		HWOFF_RAISE(prov, HWOFF_R_INIT, "out of memory");
+	if (!set_up_routes(prov))
 		goto fail;
-	case -1:
-		goto fail;
-	}
 	build_algorithms(prov);
 	*out = provider_functions;
 	*provctx = prov;

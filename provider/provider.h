@@ -22,6 +22,7 @@
 #include "backend/algs.h"
 #include "backend/discover.h"
 #include "backend/probe.h"
+#include "backend/router.h"
 #include "backend/table.h"
 
 #define HWOFF_PROV_ALGS_MAX 32 /* rows of the algorithm table the provider can serve */
@@ -63,6 +64,7 @@ enum hwoff_reason {
 	HWOFF_R_BAD_DECRYPT,
 	HWOFF_R_NOT_INITIALIZED,
 	HWOFF_R_PARAMETER,
+	HWOFF_R_OUT_OF_MEMORY,
 };
 
 /*
@@ -103,7 +105,7 @@ struct hwoff_prov {
 	struct hwoff_config config;
 	struct hwoff_probe probe;
 	struct hwoff_discovery *discovery;
-	struct hwoff_table *table; /* the routes of config.mode */
+	struct hwoff_router router; /* over the table of config.mode */
 	char table_source[PATH_MAX + 32]; /* the file, or what the built-in table was made from */
 	char warnings[HWOFF_REPORT_MAX]; /* about the table, one per line; "" when none */
 	/* Why mode pio/dma cannot serve a row here, by row; "" when it can. */
@@ -112,14 +114,6 @@ struct hwoff_prov {
 	atomic_bool software_found[HWOFF_PROV_ALGS_MAX];
 	struct hwoff_software software[HWOFF_PROV_ALGS_MAX];
 	OSSL_PROVIDER *software_provider; /* whose dispatch tables those are */
-	/*
-	 * Per row, from the table of the configured mode and objective: requests smaller than
-	 * software_below[row][direction] (a digest's: [row][0]) go to software, and a digest's
-	 * path is the same for every message of settled_from[row] bytes or more. Asked once, as
-	 * at 16 bytes asking the table per request costs a tenth of the request under TCG.
-	 */
-	size_t software_below[HWOFF_PROV_ALGS_MAX][2];
-	size_t settled_from[HWOFF_PROV_ALGS_MAX];
 	/*
 	 * A freed digest context of each row, kept for the next: EVP_Digest() makes and frees
 	 * one per message, and at 16 bytes two allocations more than OpenSSL's own cost a tenth.
@@ -179,30 +173,17 @@ void hwoff_raise(const struct hwoff_prov *prov, enum hwoff_reason reason, const 
 const struct hwoff_software *hwoff_software_of(struct hwoff_prov *prov,
 					       const struct hwoff_alg *alg);
 
-/* A context's last answer of the decision, for the sizes it holds (see struct hwoff_choice). */
-struct hwoff_route_cache {
-	struct hwoff_path *path; /* the table's path for [from, to), usable or not */
-	size_t from, to;
-};
-
 /*
- * Where a request of size bytes goes (the backend's one decision, for the configured mode and
- * objective; cache, which may be NULL, keeps the answer while it holds). Counts a fallback when
- * the table's path is unusable. Returns NULL, with an error raised, when that path is unusable
- * and fallback is off: the request must fail.
+ * Where a request of size bytes goes: the router's answer (backend/router.h), cache may be NULL.
+ * NULL, with the error raised, when the request must fail.
  */
 struct hwoff_path *hwoff_prov_route(struct hwoff_prov *prov, const struct hwoff_alg *alg,
 				    enum hwoff_direction direction, size_t size,
 				    struct hwoff_route_cache *cache);
 
-/* A request on a kernel path failed: count it, and the path is out of service for its back-off. */
-void hwoff_prov_path_failed(struct hwoff_prov *prov, struct hwoff_path *path, const char *message);
-
 /*
- * A kernel path failed (setup or request, with the transport's message): count it, take the path
- * out of service for its back-off (config.retry_ms, growing while it keeps failing), and say
- * whether the caller may redo the request in software (fallback on). When not, the error is
- * raised.
+ * A kernel path failed (setup or request, with the transport's message): the router's
+ * hwoff_route_failed(), and the error raised when software does not redo the request.
  */
 bool hwoff_prov_kernel_failed(struct hwoff_prov *prov, struct hwoff_path *path,
 			      enum hwoff_fallback_reason why, const char *message);

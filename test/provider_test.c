@@ -768,9 +768,8 @@ START_TEST(path_switch_midstream)
 
 		for (int dir = 0; dir < HWOFF_DIRECTION_COUNT; dir++)
 			if ((dir == HWOFF_DIGEST) == hwoff_alg_is_digest(alg))
-				ck_assert_msg(!hwoff_table_set(t, alg, alg->key_bytes * 8, dir,
-							       HWOFF_THROUGHPUT, ranges, 3, err,
-							       sizeof(err)),
+				ck_assert_msg(!hwoff_table_set(t, alg, dir, HWOFF_THROUGHPUT,
+							       ranges, 3, err, sizeof(err)),
 					      "%s", err);
 	}
 	fd = mkstemp(table_path);

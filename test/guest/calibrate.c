@@ -182,8 +182,7 @@ START_TEST(test_decisions_match_measurements)
 				const double *m =
 					o == HWOFF_CPU ? pt->cpu_ns_per_byte : pt->bytes_per_s;
 				struct hwoff_choice c =
-					hwoff_decide(t, s->alg, s->alg->key_bytes * 8, s->direction,
-						     pt->size, o);
+					hwoff_decide(t, s->alg, s->direction, pt->size, o);
 				int chosen = path_index(s, c.path->name);
 				unsigned int best = 0;
 
@@ -271,9 +270,8 @@ START_TEST(test_paths_within_verified)
 			}
 			for (int o = 0; o < HWOFF_OBJECTIVE_COUNT; o++) {
 				const struct cal_ranges *r = &s->ranges[o];
-				struct hwoff_choice c =
-					hwoff_decide(t, s->alg, s->alg->key_bytes * 8, s->direction,
-						     path->verified + 1, o);
+				struct hwoff_choice c = hwoff_decide(t, s->alg, s->direction,
+								     path->verified + 1, o);
 
 				for (unsigned int k = 0; k < r->count; k++)
 					ck_assert_msg(

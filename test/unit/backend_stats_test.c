@@ -77,13 +77,13 @@ START_TEST(test_table_report)
 	struct hwoff_choice choice;
 	char err[256], buf[1024] = "";
 
-	ck_assert_int_eq(hwoff_table_set(t, cbc, 128, HWOFF_ENCRYPT, HWOFF_THROUGHPUT, ranges, 2,
-					 err, sizeof(err)),
+	ck_assert_int_eq(hwoff_table_set(t, cbc, HWOFF_ENCRYPT, HWOFF_THROUGHPUT, ranges, 2, err,
+					 sizeof(err)),
 			 0);
-	choice = hwoff_decide(t, cbc, 128, HWOFF_ENCRYPT, 4096, HWOFF_THROUGHPUT);
+	choice = hwoff_decide(t, cbc, HWOFF_ENCRYPT, 4096, HWOFF_THROUGHPUT);
 	hwoff_count_request(&choice.path->counters, 4096);
 	hwoff_path_mark_unusable(choice.path, "bind: No such file or directory");
-	choice = hwoff_decide(t, cbc, 128, HWOFF_ENCRYPT, 4096, HWOFF_THROUGHPUT);
+	choice = hwoff_decide(t, cbc, HWOFF_ENCRYPT, 4096, HWOFF_THROUGHPUT);
 	hwoff_count_fallback(&choice.unusable->counters, HWOFF_FALLBACK_PATH_UNUSABLE);
 	hwoff_count_request(&choice.path->counters, 4096);
 

@@ -48,7 +48,7 @@ static const char *decide(struct hwoff_table *t, const char *alg_name, enum hwof
 {
 	const struct hwoff_alg *a = alg(alg_name);
 
-	return hwoff_decide(t, a, a->key_bytes * 8, dir, size, obj).path->name;
+	return hwoff_decide(t, a, dir, size, obj).path->name;
 }
 
 /* The whole text hwoff_table_write() gives; free() it. */
@@ -221,7 +221,7 @@ static const struct hwoff_path *path_at(struct hwoff_table *t, const struct hwof
 					enum hwoff_direction dir, enum hwoff_objective obj,
 					size_t size)
 {
-	return hwoff_decide(t, a, a->key_bytes * 8, dir, size, obj).path;
+	return hwoff_decide(t, a, dir, size, obj).path;
 }
 
 /* One entry: sizes 0, SIZE_MAX, and start-1, start, start+1 of every range. */
@@ -285,22 +285,17 @@ START_TEST(test_decision_boundaries)
 	ck_assert_str_eq(decide(dense, "MD5", HWOFF_DIGEST, HWOFF_CPU, 3), "software");
 
 	/* what the table cannot cover goes to software */
-	ck_assert_str_eq(
-		hwoff_decide(t, alg(cbc), 256, HWOFF_ENCRYPT, 9000, HWOFF_THROUGHPUT).path->name,
-		"software");
-	ck_assert_str_eq(
-		hwoff_decide(t, alg(cbc), 128, HWOFF_DIGEST, 9000, HWOFF_THROUGHPUT).path->name,
-		"software");
-	ck_assert_str_eq(hwoff_decide(t, alg("SHA2-256"), 256, HWOFF_DIGEST, 9000, HWOFF_THROUGHPUT)
-				 .path->name,
+	ck_assert_str_eq(hwoff_decide(t, alg(cbc), HWOFF_DIGEST, 9000, HWOFF_THROUGHPUT).path->name,
 			 "software");
 	ck_assert_str_eq(
-		hwoff_decide(t, alg(cbc), 128, HWOFF_DIRECTION_COUNT, 9000, HWOFF_THROUGHPUT)
-			.path->name,
+		hwoff_decide(t, alg("SHA2-256"), HWOFF_DIGEST, 9000, HWOFF_THROUGHPUT).path->name,
 		"software");
-	ck_assert_str_eq(hwoff_decide(t, alg(cbc), 128, HWOFF_ENCRYPT, 9000, HWOFF_OBJECTIVE_COUNT)
-				 .path->name,
-			 "software");
+	ck_assert_str_eq(
+		hwoff_decide(t, alg(cbc), HWOFF_DIRECTION_COUNT, 9000, HWOFF_THROUGHPUT).path->name,
+		"software");
+	ck_assert_str_eq(
+		hwoff_decide(t, alg(cbc), HWOFF_ENCRYPT, 9000, HWOFF_OBJECTIVE_COUNT).path->name,
+		"software");
 	hwoff_table_free(dense);
 	hwoff_table_free(t);
 }
@@ -358,8 +353,7 @@ START_TEST(test_unusable_path)
 {
 	struct hwoff_table *t = load_table("table-good.txt");
 	const struct hwoff_alg *cbc = alg("AES-128-CBC");
-	struct hwoff_choice choice =
-		hwoff_decide(t, cbc, 128, HWOFF_ENCRYPT, 300, HWOFF_THROUGHPUT);
+	struct hwoff_choice choice = hwoff_decide(t, cbc, HWOFF_ENCRYPT, 300, HWOFF_THROUGHPUT);
 	struct hwoff_path *pio = choice.path;
 
 	ck_assert_ptr_null(choice.unusable);
@@ -368,7 +362,7 @@ START_TEST(test_unusable_path)
 	ck_assert(!hwoff_path_mark_unusable(pio, "a later reason"));
 	ck_assert_str_eq(hwoff_path_unusable_reason(pio), "setkey: Invalid argument");
 
-	choice = hwoff_decide(t, cbc, 128, HWOFF_ENCRYPT, 300, HWOFF_THROUGHPUT);
+	choice = hwoff_decide(t, cbc, HWOFF_ENCRYPT, 300, HWOFF_THROUGHPUT);
 	ck_assert_str_eq(choice.path->name, "software");
 	ck_assert_ptr_eq(choice.unusable, pio);
 	/* the other paths are untouched */
@@ -391,7 +385,7 @@ START_TEST(test_failed_path_backoff)
 {
 	struct hwoff_table *t = load_table("table-good.txt");
 	const struct hwoff_alg *cbc = alg("AES-128-CBC");
-	struct hwoff_path *pio = hwoff_decide(t, cbc, 128, HWOFF_ENCRYPT, 300, HWOFF_THROUGHPUT).path;
+	struct hwoff_path *pio = hwoff_decide(t, cbc, HWOFF_ENCRYPT, 300, HWOFF_THROUGHPUT).path;
 	const uint64_t second = 1000000000;
 	struct hwoff_choice choice;
 	struct hwoff_counts n;
@@ -403,7 +397,7 @@ START_TEST(test_failed_path_backoff)
 	ck_assert_str_eq(hwoff_path_unusable_reason(pio), "recvmsg: Connection timed out");
 	ck_assert_int_gt(hwoff_path_retry_in_ms(pio), 9000);
 	ck_assert_int_le(hwoff_path_retry_in_ms(pio), 10000);
-	choice = hwoff_decide(t, cbc, 128, HWOFF_ENCRYPT, 300, HWOFF_THROUGHPUT);
+	choice = hwoff_decide(t, cbc, HWOFF_ENCRYPT, 300, HWOFF_THROUGHPUT);
 	ck_assert_str_eq(choice.path->name, "software");
 	ck_assert_ptr_eq(choice.unusable, pio);
 	hwoff_path_served(pio); /* a request from before the failure: no recovery */
@@ -423,7 +417,7 @@ START_TEST(test_failed_path_recovers)
 {
 	struct hwoff_table *t = load_table("table-good.txt");
 	const struct hwoff_alg *cbc = alg("AES-128-CBC");
-	struct hwoff_path *pio = hwoff_decide(t, cbc, 128, HWOFF_ENCRYPT, 300, HWOFF_THROUGHPUT).path;
+	struct hwoff_path *pio = hwoff_decide(t, cbc, HWOFF_ENCRYPT, 300, HWOFF_THROUGHPUT).path;
 	const uint64_t backoff = 300000000; /* 300 ms */
 	const struct timespec past_backoff = { 0, 350000000 }, past_double = { 0, 650000000 };
 	struct hwoff_choice choice;
@@ -432,10 +426,10 @@ START_TEST(test_failed_path_recovers)
 	ck_assert(hwoff_path_failed(pio, "recvmsg: Connection timed out", backoff));
 	nanosleep(&past_backoff, NULL);
 	ck_assert_int_eq(hwoff_path_retry_in_ms(pio), 0);
-	choice = hwoff_decide(t, cbc, 128, HWOFF_ENCRYPT, 300, HWOFF_THROUGHPUT);
+	choice = hwoff_decide(t, cbc, HWOFF_ENCRYPT, 300, HWOFF_THROUGHPUT);
 	ck_assert_ptr_eq(choice.path, pio); /* this request tries it */
 	ck_assert_ptr_null(choice.unusable);
-	choice = hwoff_decide(t, cbc, 128, HWOFF_ENCRYPT, 300, HWOFF_THROUGHPUT);
+	choice = hwoff_decide(t, cbc, HWOFF_ENCRYPT, 300, HWOFF_THROUGHPUT);
 	ck_assert_ptr_eq(choice.unusable, pio); /* only one at a time */
 	ck_assert(hwoff_path_failed(pio, "recvmsg: Connection timed out", backoff));
 	ck_assert_int_gt(hwoff_path_retry_in_ms(pio), 300); /* doubled */
@@ -443,12 +437,12 @@ START_TEST(test_failed_path_recovers)
 	ck_assert_str_eq(hwoff_path_unusable_reason(pio), "recvmsg: Connection timed out");
 
 	nanosleep(&past_double, NULL);
-	choice = hwoff_decide(t, cbc, 128, HWOFF_ENCRYPT, 300, HWOFF_THROUGHPUT);
+	choice = hwoff_decide(t, cbc, HWOFF_ENCRYPT, 300, HWOFF_THROUGHPUT);
 	ck_assert_ptr_eq(choice.path, pio);
 	hwoff_path_served(pio);
 	ck_assert_ptr_null(hwoff_path_unusable_reason(pio));
 	ck_assert_int_eq(hwoff_path_retry_in_ms(pio), -1);
-	ck_assert_ptr_eq(hwoff_decide(t, cbc, 128, HWOFF_ENCRYPT, 300, HWOFF_THROUGHPUT).path, pio);
+	ck_assert_ptr_eq(hwoff_decide(t, cbc, HWOFF_ENCRYPT, 300, HWOFF_THROUGHPUT).path, pio);
 	hwoff_counters_read(&pio->counters, &n);
 	ck_assert_uint_eq(n.failures, 2);
 	ck_assert_uint_eq(n.recoveries, 1);
@@ -477,7 +471,7 @@ static void *mark_and_decide(void *arg)
 	snprintf(reason, sizeof(reason), "thread %p", (void *)pthread_self());
 	for (int i = 0; i < 10000; i++) {
 		struct hwoff_choice c =
-			hwoff_decide(r->t, cbc, 128, HWOFF_ENCRYPT, 300, HWOFF_THROUGHPUT);
+			hwoff_decide(r->t, cbc, HWOFF_ENCRYPT, 300, HWOFF_THROUGHPUT);
 
 		if (c.unusable)
 			ck_assert_ptr_nonnull(hwoff_path_unusable_reason(c.unusable));
@@ -493,8 +487,7 @@ START_TEST(test_unusable_race)
 	struct race r = { .t = load_table("table-good.txt") };
 	pthread_t threads[4];
 
-	r.path = hwoff_decide(r.t, alg("AES-128-CBC"), 128, HWOFF_ENCRYPT, 300, HWOFF_THROUGHPUT)
-			 .path;
+	r.path = hwoff_decide(r.t, alg("AES-128-CBC"), HWOFF_ENCRYPT, 300, HWOFF_THROUGHPUT).path;
 	for (int i = 0; i < 4; i++)
 		ck_assert_int_eq(pthread_create(&threads[i], NULL, mark_and_decide, &r), 0);
 	for (int i = 0; i < 4; i++)
@@ -614,20 +607,20 @@ START_TEST(test_set_rejects)
 	const struct hwoff_range_spec ok[] = { { 0, "software" }, { 64, "cbc-aes-x" } };
 	char err[256];
 
-	ck_assert_int_eq(hwoff_table_set(t, alg("AES-128-CBC"), 128, HWOFF_ENCRYPT, HWOFF_CPU, ok,
-					 0, err, sizeof(err)),
+	ck_assert_int_eq(hwoff_table_set(t, alg("AES-128-CBC"), HWOFF_ENCRYPT, HWOFF_CPU, ok, 0,
+					 err, sizeof(err)),
 			 -1);
 	ck_assert_str_eq(err, "0 ranges: an entry has 1 to 8");
-	ck_assert_int_eq(hwoff_table_set(t, alg("AES-128-CBC"), 128, HWOFF_ENCRYPT,
+	ck_assert_int_eq(hwoff_table_set(t, alg("AES-128-CBC"), HWOFF_ENCRYPT,
 					 HWOFF_OBJECTIVE_COUNT, ok, 2, err, sizeof(err)),
 			 -1);
 	ck_assert_str_eq(err, "objective 2 is none of throughput, cpu");
-	ck_assert_int_eq(hwoff_table_set(t, alg("AES-128-CBC"), 128, HWOFF_ENCRYPT, HWOFF_CPU, ok,
-					 2, err, sizeof(err)),
+	ck_assert_int_eq(hwoff_table_set(t, alg("AES-128-CBC"), HWOFF_ENCRYPT, HWOFF_CPU, ok, 2,
+					 err, sizeof(err)),
 			 0);
 	/* setting again replaces */
-	ck_assert_int_eq(hwoff_table_set(t, alg("AES-128-CBC"), 128, HWOFF_ENCRYPT, HWOFF_CPU, ok,
-					 1, err, sizeof(err)),
+	ck_assert_int_eq(hwoff_table_set(t, alg("AES-128-CBC"), HWOFF_ENCRYPT, HWOFF_CPU, ok, 1,
+					 err, sizeof(err)),
 			 0);
 	ck_assert_str_eq(decide(t, "AES-128-CBC", HWOFF_ENCRYPT, HWOFF_CPU, 100), "software");
 	hwoff_table_free(t);
