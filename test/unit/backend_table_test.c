@@ -288,9 +288,6 @@ START_TEST(test_decision_boundaries)
 	ck_assert_str_eq(hwoff_decide(t, alg(cbc), HWOFF_DIGEST, 9000, HWOFF_THROUGHPUT).path->name,
 			 "software");
 	ck_assert_str_eq(
-		hwoff_decide(t, alg("SHA2-256"), HWOFF_DIGEST, 9000, HWOFF_THROUGHPUT).path->name,
-		"software");
-	ck_assert_str_eq(
 		hwoff_decide(t, alg(cbc), HWOFF_DIRECTION_COUNT, 9000, HWOFF_THROUGHPUT).path->name,
 		"software");
 	ck_assert_str_eq(
