@@ -41,8 +41,47 @@ struct hwoff_alg {
 	bool algid_absent;
 };
 
-/* The rows, in a fixed order that the path table file and the statistics follow. */
-extern const struct hwoff_alg hwoff_algs[];
+/*
+ * The rows, in a fixed order that the path table file and the statistics follow: adding an
+ * algorithm is adding one line here. Each is AES(row, canonical name, aliases, kernel cra_name,
+ * mode, key bits, block bytes, IV bytes) or DIGEST(row, canonical name, aliases, kernel
+ * cra_name, block bytes, digest bytes, algid absent); row names the row in code (HWOFF_ROW_row).
+ * algs.c expands them into hwoff_algs[], the provider into one set of entry points per row.
+ * The names are those of OpenSSL 3.0's default provider (`openssl list -digest-algorithms
+ * -cipher-algorithms`), so an application fetching any of them gets ours when ours is preferred.
+ */
+#define HWOFF_ALGS(AES, DIGEST)                                                                 \
+	AES(aes_128_ecb, "AES-128-ECB", ":2.16.840.1.101.3.4.1.1", "ecb(aes)", HWOFF_MODE_ECB,  \
+	    128, 16, 0)                                                                         \
+	AES(aes_192_ecb, "AES-192-ECB", ":2.16.840.1.101.3.4.1.21", "ecb(aes)", HWOFF_MODE_ECB, \
+	    192, 16, 0)                                                                         \
+	AES(aes_256_ecb, "AES-256-ECB", ":2.16.840.1.101.3.4.1.41", "ecb(aes)", HWOFF_MODE_ECB, \
+	    256, 16, 0)                                                                         \
+	AES(aes_128_cbc, "AES-128-CBC", ":AES128:2.16.840.1.101.3.4.1.2", "cbc(aes)",           \
+	    HWOFF_MODE_CBC, 128, 16, 16)                                                        \
+	AES(aes_192_cbc, "AES-192-CBC", ":AES192:2.16.840.1.101.3.4.1.22", "cbc(aes)",          \
+	    HWOFF_MODE_CBC, 192, 16, 16)                                                        \
+	AES(aes_256_cbc, "AES-256-CBC", ":AES256:2.16.840.1.101.3.4.1.42", "cbc(aes)",          \
+	    HWOFF_MODE_CBC, 256, 16, 16)                                                        \
+	AES(aes_128_ctr, "AES-128-CTR", "", "ctr(aes)", HWOFF_MODE_CTR, 128, 1, 16)             \
+	AES(aes_192_ctr, "AES-192-CTR", "", "ctr(aes)", HWOFF_MODE_CTR, 192, 1, 16)             \
+	AES(aes_256_ctr, "AES-256-CTR", "", "ctr(aes)", HWOFF_MODE_CTR, 256, 1, 16)             \
+	DIGEST(md5, "MD5", ":SSL3-MD5:1.2.840.113549.2.5", "md5", 64, 16, false)                \
+	DIGEST(sha1, "SHA1", ":SHA-1:SSL3-SHA1:1.3.14.3.2.26", "sha1", 64, 20, true)            \
+	DIGEST(sha224, "SHA2-224", ":SHA-224:SHA224:2.16.840.1.101.3.4.2.4", "sha224", 64, 28,  \
+	       true)                                                                            \
+	DIGEST(sha256, "SHA2-256", ":SHA-256:SHA256:2.16.840.1.101.3.4.2.1", "sha256", 64, 32,  \
+	       true)                                                                            \
+	DIGEST(sha384, "SHA2-384", ":SHA-384:SHA384:2.16.840.1.101.3.4.2.2", "sha384", 128, 48, \
+	       true)                                                                            \
+	DIGEST(sha512, "SHA2-512", ":SHA-512:SHA512:2.16.840.1.101.3.4.2.3", "sha512", 128, 64, \
+	       true)
+
+#define HWOFF_ROW_INDEX(row, ...) HWOFF_ROW_##row,
+/* Each row's position in hwoff_algs[]; HWOFF_ALG_COUNT rows in all. */
+enum hwoff_row { HWOFF_ALGS(HWOFF_ROW_INDEX, HWOFF_ROW_INDEX) HWOFF_ALG_COUNT };
+
+extern const struct hwoff_alg hwoff_algs[HWOFF_ALG_COUNT];
 extern const size_t hwoff_alg_count;
 
 /* By any of its OpenSSL names (canonical, alias or OID), case-insensitive as OpenSSL's; or NULL. */
@@ -56,6 +95,23 @@ static inline size_t hwoff_alg_index(const struct hwoff_alg *alg)
 
 /* Whether some row has this kernel cra_name ("cbc(aes)" serves three rows). */
 bool hwoff_alg_kernel_name_known(const char *kernel_name);
+
+/* AES, the cipher of every cipher row. */
+#define HWOFF_AES_BLOCK	  16
+#define HWOFF_AES_KEY_MAX 32
+
+/*
+ * CTR's counter is the whole IV, a 128-bit big-endian number that wraps (the kernel's
+ * crypto_inc()): advance it by blocks.
+ */
+static inline void hwoff_ctr_add(unsigned char counter[HWOFF_AES_BLOCK], size_t blocks)
+{
+	for (int i = HWOFF_AES_BLOCK - 1; i >= 0 && blocks; i--) {
+		blocks += counter[i];
+		counter[i] = blocks & 0xff;
+		blocks >>= 8;
+	}
+}
 
 /* "encrypt"/"decrypt" apply to ciphers, "digest" to digests. */
 static inline bool hwoff_alg_is_digest(const struct hwoff_alg *alg)

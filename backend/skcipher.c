@@ -13,12 +13,9 @@
 
 #include "backend/transport.h"
 
-#define AES_BLOCK   16
-#define AES_KEY_MAX 32
-
 struct hwoff_skcipher {
 	struct hwoff_afalg s;
-	unsigned char key[AES_KEY_MAX];
+	unsigned char key[HWOFF_AES_KEY_MAX];
 	size_t key_len;
 	unsigned char iv[HWOFF_IV_MAX]; /* the IV the next request starts from */
 	bool iv_in_kernel; /* the operation socket holds iv already: send none */
@@ -66,7 +63,7 @@ int hwoff_skcipher_new(struct hwoff_skcipher **out, const struct hwoff_alg *alg,
 	int ret;
 
 	*out = NULL;
-	if (hwoff_alg_is_digest(alg) || key_len != alg->key_bytes || key_len > AES_KEY_MAX) {
+	if (hwoff_alg_is_digest(alg) || key_len != alg->key_bytes || key_len > HWOFF_AES_KEY_MAX) {
 		snprintf(err, err_len, "%s on %s: a key of %zu bytes, the algorithm takes %u",
 			 alg->name, driver, key_len, alg->key_bytes);
 		return -EINVAL;
@@ -120,17 +117,6 @@ static int own_sockets(struct hwoff_skcipher *c)
 		return fd;
 	c->s.op_fd = fd;
 	return 0;
-}
-
-/* The CTR counter is the whole IV, big-endian, wrapping at 2^128 as the kernel's crypto_inc(). */
-static void ctr_advance(unsigned char *ctr, size_t blocks)
-{
-	for (int i = AES_BLOCK - 1; i >= 0 && blocks; i--) {
-		size_t sum = ctr[i] + (blocks & 0xff);
-
-		ctr[i] = (unsigned char)sum;
-		blocks = (blocks >> 8) + (sum >> 8);
-	}
 }
 
 /* ALG_SET_OP always (the direction), ALG_SET_IV when the socket does not hold the IV yet. */
@@ -238,11 +224,11 @@ int hwoff_skcipher_crypt(struct hwoff_skcipher *c, bool encrypt, const unsigned 
 	size_t off;
 	int ret;
 
-	if (alg->mode != HWOFF_MODE_CTR && len % AES_BLOCK)
+	if (alg->mode != HWOFF_MODE_CTR && len % HWOFF_AES_BLOCK)
 		return hwoff_afalg_fail(&c->s, EINVAL, alg->name,
 					": a request of %zu bytes, not a multiple of the block "
 					"size %d",
-					len, AES_BLOCK);
+					len, HWOFF_AES_BLOCK);
 	if (!len)
 		return 0;
 	ret = own_sockets(c);
@@ -251,7 +237,7 @@ int hwoff_skcipher_crypt(struct hwoff_skcipher *c, bool encrypt, const unsigned 
 
 	memcpy(next_iv, c->iv, sizeof(next_iv));
 	if (alg->mode == HWOFF_MODE_CBC && !encrypt)
-		memcpy(next_iv, in + len - AES_BLOCK, AES_BLOCK); /* before out overwrites it */
+		memcpy(next_iv, in + len - HWOFF_AES_BLOCK, HWOFF_AES_BLOCK); /* before out overwrites it */
 	for (off = 0; off < len;) {
 		size_t n = len - off < c->chunk ? len - off : c->chunk;
 
@@ -265,9 +251,9 @@ int hwoff_skcipher_crypt(struct hwoff_skcipher *c, bool encrypt, const unsigned 
 		off += n;
 	}
 	if (alg->mode == HWOFF_MODE_CBC && encrypt)
-		memcpy(next_iv, out + len - AES_BLOCK, AES_BLOCK);
+		memcpy(next_iv, out + len - HWOFF_AES_BLOCK, HWOFF_AES_BLOCK);
 	else if (alg->mode == HWOFF_MODE_CTR)
-		ctr_advance(next_iv, (len + AES_BLOCK - 1) / AES_BLOCK);
+		hwoff_ctr_add(next_iv, (len + HWOFF_AES_BLOCK - 1) / HWOFF_AES_BLOCK);
 	memcpy(c->iv, next_iv, sizeof(c->iv));
 	return 0;
 }

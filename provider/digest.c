@@ -274,7 +274,7 @@ static void digest_freectx(void *vctx)
 
 void hwoff_digest_flush_spares(struct hwoff_prov *prov)
 {
-	for (size_t i = 0; i < HWOFF_PROV_ALGS_MAX; i++) {
+	for (size_t i = 0; i < HWOFF_ALG_COUNT; i++) {
 		struct digest_ctx *c = atomic_exchange(&prov->spare_digest[i], NULL);
 		void *none = NULL;
 
@@ -288,7 +288,7 @@ void hwoff_digest_flush_spares(struct hwoff_prov *prov)
 
 void hwoff_digest_free_spares(struct hwoff_prov *prov)
 {
-	for (size_t i = 0; i < HWOFF_PROV_ALGS_MAX; i++) {
+	for (size_t i = 0; i < HWOFF_ALG_COUNT; i++) {
 		struct digest_ctx *c = atomic_exchange(&prov->spare_digest[i], NULL);
 
 		if (c)

@@ -373,7 +373,8 @@ static struct hwoff_table *table_of_mode(struct hwoff_prov *prov)
 				return NULL;
 		}
 		if (prov->probe.error) {
-			/* Nothing but software can serve here: that is the route, not a fallback. */
+			/* Nothing but software can serve here: that is the route, not a fallback.
+			 */
 			if (t)
 				hwoff_appendf(prov->warnings, sizeof(prov->warnings),
 					      "table %s is not used: %s\n", prov->config.table,
@@ -460,32 +461,25 @@ static int alg_get_params(OSSL_PARAM params[], size_t row)
 	return hwoff_cipher_get_params(alg, params);
 }
 
-#define ROW_ENTRY_POINTS(row)                            \
-	static void *newctx_##row(void *provctx)         \
-	{                                                \
-		return alg_newctx(provctx, row);         \
-	}                                                \
-	static int get_params_##row(OSSL_PARAM params[]) \
-	{                                                \
-		return alg_get_params(params, row);      \
+/* One newctx and get_params per row of the algorithm table (backend/algs.h: HWOFF_ALGS). */
+#define ROW_ENTRY_POINTS(row, ...)                              \
+	static void *newctx_##row(void *provctx)                \
+	{                                                       \
+		return alg_newctx(provctx, HWOFF_ROW_##row);    \
+	}                                                       \
+	static int get_params_##row(OSSL_PARAM params[])        \
+	{                                                       \
+		return alg_get_params(params, HWOFF_ROW_##row); \
 	}
-#define ROWS(X)                                                                                 \
-	X(0)                                                                                    \
-	X(1)                                                                                    \
-	X(2) X(3) X(4) X(5) X(6) X(7) X(8) X(9) X(10) X(11) X(12) X(13) X(14) X(15) X(16) X(17) \
-		X(18) X(19) X(20) X(21) X(22) X(23) X(24) X(25) X(26) X(27) X(28) X(29) X(30)   \
-			X(31)
-ROWS(ROW_ENTRY_POINTS)
+HWOFF_ALGS(ROW_ENTRY_POINTS, ROW_ENTRY_POINTS)
 
 struct row_entry_points {
 	void *(*newctx)(void *provctx);
 	int (*get_params)(OSSL_PARAM params[]);
 };
-#define ROW_ENTRY(row) { newctx_##row, get_params_##row },
-static const struct row_entry_points row_entry_points[HWOFF_PROV_ALGS_MAX] = { ROWS(ROW_ENTRY) };
-
-_Static_assert(HWOFF_PROV_ALGS_MAX == sizeof(row_entry_points) / sizeof(row_entry_points[0]),
-	       "one entry point pair per row");
+#define ROW_ENTRY(row, ...) [HWOFF_ROW_##row] = { newctx_##row, get_params_##row },
+static const struct row_entry_points row_entry_points[HWOFF_ALG_COUNT] = { HWOFF_ALGS(ROW_ENTRY,
+										      ROW_ENTRY) };
 
 /* The row's dispatch: its newctx and get_params, then its kind's shared functions. */
 static void build_dispatch(OSSL_DISPATCH *out, size_t out_count, size_t row)
@@ -707,12 +701,6 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
 	prov->handle = handle;
 	pthread_once(&software_lock_atfork, software_lock_hold_across_fork);
 	take_core_functions(prov, in);
-	if (hwoff_alg_count > HWOFF_PROV_ALGS_MAX) {
-		HWOFF_RAISE(prov, HWOFF_R_INIT,
-			    "%zu algorithms: raise HWOFF_PROV_ALGS_MAX and ROWS()",
-			    hwoff_alg_count);
-		goto fail;
-	}
 	if (!hwoff_config_read(prov, in) || !set_up_software(prov, in))
 		goto fail;
 	if (!set_up_routes(prov))

@@ -25,7 +25,6 @@
 #include "backend/router.h"
 #include "backend/table.h"
 
-#define HWOFF_PROV_ALGS_MAX 32 /* rows of the algorithm table the provider can serve */
 #define HWOFF_REPORT_MAX    4096
 
 /* What the provider does with a request (configuration key "mode"). */
@@ -46,7 +45,7 @@ struct hwoff_config {
 	bool fallback; /* redo a failed kernel request in software */
 	unsigned int retry_ms; /* a failed path's first back-off (table.h: hwoff_path_failed()) */
 	bool stats; /* print the statistics to stderr when the provider is unloaded */
-	bool enabled[HWOFF_PROV_ALGS_MAX]; /* by row of hwoff_algs[] */
+	bool enabled[HWOFF_ALG_COUNT]; /* by row of hwoff_algs[] */
 };
 
 /* Reason codes of the errors the provider raises; provider.c has their texts. */
@@ -109,25 +108,25 @@ struct hwoff_prov {
 	char table_source[PATH_MAX + 32]; /* the file, or what the built-in table was made from */
 	char warnings[HWOFF_REPORT_MAX]; /* about the table, one per line; "" when none */
 	/* Why mode pio/dma cannot serve a row here, by row; "" when it can. */
-	char no_path[HWOFF_PROV_ALGS_MAX][HWOFF_PROBE_REASON_MAX + 256];
+	char no_path[HWOFF_ALG_COUNT][HWOFF_PROBE_REASON_MAX + 256];
 	/* The default provider's implementations, found on first use (under provider.c's lock). */
-	atomic_bool software_found[HWOFF_PROV_ALGS_MAX];
-	struct hwoff_software software[HWOFF_PROV_ALGS_MAX];
+	atomic_bool software_found[HWOFF_ALG_COUNT];
+	struct hwoff_software software[HWOFF_ALG_COUNT];
 	OSSL_PROVIDER *software_provider; /* whose dispatch tables those are */
 	/*
 	 * A freed digest context of each row, kept for the next: EVP_Digest() makes and frees
 	 * one per message, and at 16 bytes two allocations more than OpenSSL's own cost a tenth.
 	 */
-	_Atomic(void *) spare_digest[HWOFF_PROV_ALGS_MAX];
+	_Atomic(void *) spare_digest[HWOFF_ALG_COUNT];
 	const OSSL_ALGORITHM *software_algorithms[2]; /* queried: ciphers, digests */
 
 	OSSL_FUNC_core_new_error_fn *core_new_error;
 	OSSL_FUNC_core_set_error_debug_fn *core_set_error_debug;
 	OSSL_FUNC_core_vset_error_fn *core_vset_error;
 
-	OSSL_ALGORITHM ciphers[HWOFF_PROV_ALGS_MAX + 1];
-	OSSL_ALGORITHM digests[HWOFF_PROV_ALGS_MAX + 1];
-	OSSL_DISPATCH dispatch[HWOFF_PROV_ALGS_MAX][24];
+	OSSL_ALGORITHM ciphers[HWOFF_ALG_COUNT + 1];
+	OSSL_ALGORITHM digests[HWOFF_ALG_COUNT + 1];
+	OSSL_DISPATCH dispatch[HWOFF_ALG_COUNT][24];
 };
 
 /*

@@ -117,7 +117,7 @@ static void unload(struct env *e)
 #define ck_assert_error_says_either(ours, openssls)                                            \
 	do {                                                                                   \
 		char text_[4096];                                                              \
-		prov_error_text(text_, sizeof(text_));                                              \
+		prov_error_text(text_, sizeof(text_));                                         \
 		ck_assert_msg(strstr(text_, ours) || strstr(text_, openssls),                  \
 			      "error '%s' says neither '%s' nor '%s'", text_, ours, openssls); \
 	} while (0)
@@ -680,6 +680,42 @@ START_TEST(algorithm_list)
 }
 END_TEST
 
+/* Each provided algorithm counted by the row its name finds, from OpenSSL's own list. */
+static void count_row(const char *name, size_t *rows)
+{
+	const struct hwoff_alg *alg = hwoff_alg_by_name(name);
+
+	ck_assert_msg(alg, "%s is no row of the algorithm table", name);
+	rows[hwoff_alg_index(alg)]++;
+}
+
+static void count_cipher(EVP_CIPHER *c, void *rows)
+{
+	if (strcmp(OSSL_PROVIDER_get0_name(EVP_CIPHER_get0_provider(c)), "hwoffload") == 0)
+		count_row(EVP_CIPHER_get0_name(c), rows);
+}
+
+static void count_digest(EVP_MD *md, void *rows)
+{
+	if (strcmp(OSSL_PROVIDER_get0_name(EVP_MD_get0_provider(md)), "hwoffload") == 0)
+		count_row(EVP_MD_get0_name(md), rows);
+}
+
+/* The algorithm table makes the provider's list: every row once, nothing else. */
+START_TEST(one_algorithm_per_row)
+{
+	size_t rows[HWOFF_ALG_COUNT] = { 0 };
+	struct env e;
+
+	load(&e, "auto", "yes");
+	EVP_CIPHER_do_all_provided(e.libctx, count_cipher, rows);
+	EVP_MD_do_all_provided(e.libctx, count_digest, rows);
+	for (size_t i = 0; i < HWOFF_ALG_COUNT; i++)
+		ck_assert_msg(rows[i] == 1, "%s offered %zu times", hwoff_algs[i].name, rows[i]);
+	unload(&e);
+}
+END_TEST
+
 /* ---- where this runs ----------------------------------------------------------------------------
  */
 
@@ -1102,6 +1138,7 @@ static Suite *provider_suite(void)
 			    (int)(sizeof(bad_configs) / sizeof(bad_configs[0])));
 	tcase_add_test(tc, bad_table_file);
 	tcase_add_test(tc, algorithm_list);
+	tcase_add_test(tc, one_algorithm_per_row);
 	tcase_add_loop_test(tc, tls_record_matches_default, 0, 4);
 #if PROVIDER_TEST_IN_GUEST
 	tcase_add_test(tc, af_alg_here);
