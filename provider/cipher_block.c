@@ -1,0 +1,102 @@
+/*
+ * cipher_block.c - ECB and CBC's blocks (cipher.h): input waits until it makes whole blocks,
+ * decryption with padding keeps its last block until final(), and final() pads or unpads.
+ */
+#include <string.h>
+
+#include <openssl/crypto.h>
+
+#include "provider/cipher.h"
+
+size_t cipher_bytes_kept(const struct cipher_ctx *c, size_t total)
+{
+	size_t keep = total % HWOFF_AES_BLOCK;
+
+	/* Decrypting with padding keeps the last whole block too: only final() knows it is last. */
+	if (!c->encrypt && c->padding && !keep)
+		keep = HWOFF_AES_BLOCK;
+	return keep;
+}
+
+int cipher_block_update(struct cipher_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
+			const unsigned char *in, size_t inl)
+{
+	size_t total = c->buf_len + inl, keep = cipher_bytes_kept(c, total), todo, bulk;
+
+	if (total <= keep) {
+		memcpy(c->buf + c->buf_len, in, inl);
+		c->buf_len = total;
+		*outl = 0;
+		return 1;
+	}
+	todo = total - keep;
+	if (!cipher_check_room(c, todo, outsize))
+		return 0;
+	*outl = 0;
+	if (c->buf_len) {
+		size_t fill = HWOFF_AES_BLOCK - c->buf_len;
+
+		memcpy(c->buf + c->buf_len, in, fill);
+		in += fill;
+		if (!cipher_crypt(c, c->buf, out, HWOFF_AES_BLOCK, todo))
+			return 0;
+		out += HWOFF_AES_BLOCK;
+		*outl = HWOFF_AES_BLOCK;
+		todo -= HWOFF_AES_BLOCK;
+	}
+	bulk = todo;
+	if (bulk && !cipher_crypt(c, in, out, bulk, *outl + bulk))
+		return 0;
+	*outl += bulk;
+	memcpy(c->buf, in + bulk, keep);
+	c->buf_len = keep;
+	return 1;
+}
+
+int cipher_block_final(struct cipher_ctx *c, unsigned char *out, size_t *outl, size_t outsize)
+{
+	unsigned char block[HWOFF_AES_BLOCK];
+	unsigned int pad;
+
+	*outl = 0;
+	if (!c->padding) {
+		if (!c->buf_len)
+			return 1;
+		HWOFF_RAISE(c->prov, HWOFF_R_NOT_BLOCK_MULTIPLE,
+			    "%s with padding off: %zu bytes left over", c->alg->name, c->buf_len);
+		return 0;
+	}
+	if (c->encrypt) {
+		pad = HWOFF_AES_BLOCK - c->buf_len;
+		memset(c->buf + c->buf_len, (int)pad, pad);
+		if (!cipher_check_room(c, HWOFF_AES_BLOCK, outsize) ||
+		    !cipher_crypt(c, c->buf, out, HWOFF_AES_BLOCK, HWOFF_AES_BLOCK))
+			return 0;
+		c->buf_len = 0;
+		*outl = HWOFF_AES_BLOCK;
+		return 1;
+	}
+	if (c->buf_len != HWOFF_AES_BLOCK) {
+		HWOFF_RAISE(c->prov, HWOFF_R_BAD_DECRYPT,
+			    "%s: wrong final block length (%zu bytes)", c->alg->name, c->buf_len);
+		return 0;
+	}
+	if (!cipher_crypt(c, c->buf, block, HWOFF_AES_BLOCK, HWOFF_AES_BLOCK))
+		return 0;
+	c->buf_len = 0;
+	pad = block[HWOFF_AES_BLOCK - 1];
+	for (unsigned int i = 0; i < pad && pad <= HWOFF_AES_BLOCK; i++)
+		if (block[HWOFF_AES_BLOCK - 1 - i] != pad)
+			pad = 0;
+	if (!pad || pad > HWOFF_AES_BLOCK) {
+		OPENSSL_cleanse(block, sizeof(block));
+		HWOFF_RAISE(c->prov, HWOFF_R_BAD_DECRYPT, "%s: bad padding", c->alg->name);
+		return 0;
+	}
+	if (!cipher_check_room(c, HWOFF_AES_BLOCK - pad, outsize))
+		return 0;
+	memcpy(out, block, HWOFF_AES_BLOCK - pad);
+	OPENSSL_cleanse(block, sizeof(block));
+	*outl = HWOFF_AES_BLOCK - pad;
+	return 1;
+}
