@@ -12,8 +12,11 @@
  *   stats = yes | no                      HWOFFLOAD_STATS
  *
  * A value that is not one of these is an error that names the key and where it came from; the
- * provider then does not load, rather than run with a default the user did not ask for.
+ * provider then does not load, rather than run with a default the user did not ask for. The
+ * environment is read with secure_getenv(): a set-user-ID program ignores it (a table file
+ * chosen by whoever runs it is no input for a privileged process).
  */
+#define _GNU_SOURCE /* secure_getenv */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -154,7 +157,7 @@ static int gather(struct hwoff_prov *prov, const OSSL_DISPATCH *in, struct setti
 	}
 	for (int i = 0; i < SETTING_COUNT; i++) {
 		struct setting *s = &settings[i];
-		const char *env = getenv(s->env);
+		const char *env = secure_getenv(s->env);
 
 		if (env) {
 			s->value = env;

@@ -25,7 +25,7 @@
 #include "backend/router.h"
 #include "backend/table.h"
 
-#define HWOFF_REPORT_MAX    4096
+#define HWOFF_REPORT_MAX 4096
 
 /* What the provider does with a request (configuration key "mode"). */
 enum hwoff_run_mode {
@@ -168,9 +168,22 @@ void hwoff_raise(const struct hwoff_prov *prov, enum hwoff_reason reason, const 
 		 int line, const char *func, const char *fmt, ...)
 	__attribute__((format(printf, 6, 7)));
 
+/*
+ * The software tier (software.c): a child library context with the default provider in it;
+ * 1, or 0 with the error raised. Tear-down undoes it.
+ */
+int hwoff_software_set_up(struct hwoff_prov *prov, const OSSL_DISPATCH *in);
+void hwoff_software_tear_down(struct hwoff_prov *prov);
+
 /* The default provider's implementation of a row; NULL with an error raised. */
 const struct hwoff_software *hwoff_software_of(struct hwoff_prov *prov,
 					       const struct hwoff_alg *alg);
+
+/*
+ * Probe AF_ALG, discover the kernel's drivers, make the path table of the configured mode and
+ * the router over it (routes.c). false with the error raised.
+ */
+bool hwoff_routes_set_up(struct hwoff_prov *prov);
 
 /*
  * Where a request of size bytes goes: the router's answer (backend/router.h), cache may be NULL.

@@ -1,0 +1,204 @@
+/*
+ * software.c - the software tier: OpenSSL's default provider in a child library context, and its
+ * implementation of each row, found on first use and called through its dispatch table.
+ */
+#include <string.h>
+#include <strings.h>
+
+#include <openssl/evp.h>
+#include <openssl/provider.h>
+
+#include "provider/provider.h"
+
+#define SOFTWARE_PROPERTIES "provider=default"
+
+static bool first_name_is(const char *names, const char *name)
+{
+	size_t len = strcspn(names, ":");
+
+	return strlen(name) == len && strncasecmp(names, name, len) == 0;
+}
+
+static void take_software_cipher_functions(struct hwoff_software *sw, const OSSL_DISPATCH *fn)
+{
+	for (; fn->function_id; fn++) {
+		switch (fn->function_id) {
+		case OSSL_FUNC_CIPHER_NEWCTX:
+			sw->cipher.newctx = OSSL_FUNC_cipher_newctx(fn);
+			break;
+		case OSSL_FUNC_CIPHER_ENCRYPT_INIT:
+			sw->cipher.encrypt_init = OSSL_FUNC_cipher_encrypt_init(fn);
+			break;
+		case OSSL_FUNC_CIPHER_DECRYPT_INIT:
+			sw->cipher.decrypt_init = OSSL_FUNC_cipher_decrypt_init(fn);
+			break;
+		case OSSL_FUNC_CIPHER_CIPHER:
+			sw->cipher.cipher = OSSL_FUNC_cipher_cipher(fn);
+			break;
+		case OSSL_FUNC_CIPHER_UPDATE:
+			sw->cipher.update = OSSL_FUNC_cipher_update(fn);
+			break;
+		case OSSL_FUNC_CIPHER_FINAL:
+			sw->cipher.final = OSSL_FUNC_cipher_final(fn);
+			break;
+		case OSSL_FUNC_CIPHER_GET_CTX_PARAMS:
+			sw->cipher.get_ctx_params = OSSL_FUNC_cipher_get_ctx_params(fn);
+			break;
+		case OSSL_FUNC_CIPHER_SET_CTX_PARAMS:
+			sw->cipher.set_ctx_params = OSSL_FUNC_cipher_set_ctx_params(fn);
+			break;
+		case OSSL_FUNC_CIPHER_FREECTX:
+			sw->cipher.freectx = OSSL_FUNC_cipher_freectx(fn);
+			break;
+		case OSSL_FUNC_CIPHER_DUPCTX:
+			sw->cipher.dupctx = OSSL_FUNC_cipher_dupctx(fn);
+			break;
+		}
+	}
+}
+
+static void take_software_digest_functions(struct hwoff_software *sw, const OSSL_DISPATCH *fn)
+{
+	for (; fn->function_id; fn++) {
+		switch (fn->function_id) {
+		case OSSL_FUNC_DIGEST_NEWCTX:
+			sw->digest.newctx = OSSL_FUNC_digest_newctx(fn);
+			break;
+		case OSSL_FUNC_DIGEST_INIT:
+			sw->digest.init = OSSL_FUNC_digest_init(fn);
+			break;
+		case OSSL_FUNC_DIGEST_UPDATE:
+			sw->digest.update = OSSL_FUNC_digest_update(fn);
+			break;
+		case OSSL_FUNC_DIGEST_FINAL:
+			sw->digest.final = OSSL_FUNC_digest_final(fn);
+			break;
+		case OSSL_FUNC_DIGEST_FREECTX:
+			sw->digest.freectx = OSSL_FUNC_digest_freectx(fn);
+			break;
+		case OSSL_FUNC_DIGEST_DUPCTX:
+			sw->digest.dupctx = OSSL_FUNC_digest_dupctx(fn);
+			break;
+		}
+	}
+}
+
+/*
+ * Guards the first look-up of a row's software implementation, in every instance of the
+ * provider. One lock for all, held across fork() (pthread_atfork): a child forked while another
+ * thread looked one up would otherwise inherit it locked for good, and hang at its own first
+ * look-up.
+ */
+static pthread_mutex_t software_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t software_lock_atfork = PTHREAD_ONCE_INIT;
+
+static void software_lock_take(void)
+{
+	pthread_mutex_lock(&software_lock);
+}
+
+static void software_lock_give(void)
+{
+	pthread_mutex_unlock(&software_lock);
+}
+
+static void software_lock_hold_across_fork(void)
+{
+	pthread_atfork(software_lock_take, software_lock_give, software_lock_give);
+}
+
+/* Under software_lock: the default provider's entry for alg, and the functions we call. */
+static int find_software(struct hwoff_prov *prov, const struct hwoff_alg *alg)
+{
+	struct hwoff_software *sw = &prov->software[hwoff_alg_index(alg)];
+	bool digest = hwoff_alg_is_digest(alg);
+	const OSSL_ALGORITHM *a;
+	int no_cache;
+
+	if (!prov->software_provider) {
+		/* Fetching through the child context finds the default provider, wherever it is. */
+		EVP_MD *md = EVP_MD_fetch(prov->libctx, "SHA2-256", SOFTWARE_PROPERTIES);
+
+		if (!md)
+			return 0;
+		prov->software_provider = (OSSL_PROVIDER *)EVP_MD_get0_provider(md);
+		EVP_MD_free(md);
+	}
+	if (!prov->software_algorithms[digest])
+		prov->software_algorithms[digest] = OSSL_PROVIDER_query_operation(
+			prov->software_provider, digest ? OSSL_OP_DIGEST : OSSL_OP_CIPHER,
+			&no_cache);
+	for (a = prov->software_algorithms[digest]; a && a->algorithm_names; a++)
+		if (first_name_is(a->algorithm_names, alg->name))
+			break;
+	if (!a || !a->algorithm_names)
+		return 0;
+	memset(sw, 0, sizeof(*sw));
+	sw->provctx = OSSL_PROVIDER_get0_provider_ctx(prov->software_provider);
+	if (digest) {
+		take_software_digest_functions(sw, a->implementation);
+		return sw->digest.newctx && sw->digest.freectx && sw->digest.dupctx &&
+		       sw->digest.init && sw->digest.update && sw->digest.final;
+	}
+	take_software_cipher_functions(sw, a->implementation);
+	return sw->cipher.newctx && sw->cipher.freectx && sw->cipher.dupctx &&
+	       sw->cipher.encrypt_init && sw->cipher.decrypt_init && sw->cipher.cipher &&
+	       sw->cipher.update && sw->cipher.final && sw->cipher.get_ctx_params &&
+	       sw->cipher.set_ctx_params;
+}
+
+const struct hwoff_software *hwoff_software_of(struct hwoff_prov *prov, const struct hwoff_alg *alg)
+{
+	size_t row = hwoff_alg_index(alg);
+	int found;
+
+	if (atomic_load_explicit(&prov->software_found[row], memory_order_acquire))
+		return &prov->software[row];
+	software_lock_take();
+	found = atomic_load(&prov->software_found[row]) || find_software(prov, alg);
+	if (found)
+		atomic_store_explicit(&prov->software_found[row], true, memory_order_release);
+	software_lock_give();
+	if (found)
+		return &prov->software[row];
+	HWOFF_RAISE(prov, HWOFF_R_SOFTWARE, "the default provider has no %s", alg->name);
+	return NULL;
+}
+
+/*
+ * The software tier: the default provider in a child of the application's library context. A
+ * child sees the providers the application loaded; the default one is loaded into it as well,
+ * for applications that load only hwoffload.
+ */
+int hwoff_software_set_up(struct hwoff_prov *prov, const OSSL_DISPATCH *in)
+{
+	pthread_once(&software_lock_atfork, software_lock_hold_across_fork);
+	prov->libctx = OSSL_LIB_CTX_new_child(prov->handle, in);
+	if (!prov->libctx) {
+		HWOFF_RAISE(prov, HWOFF_R_INIT, "no child library context for the software tier");
+		return 0;
+	}
+	if (!OSSL_PROVIDER_available(prov->libctx, "default")) {
+		prov->default_provider = OSSL_PROVIDER_load(prov->libctx, "default");
+		if (!prov->default_provider) {
+			HWOFF_RAISE(
+				prov, HWOFF_R_INIT,
+				"OpenSSL's default provider does not load: hwoffload's software "
+				"tier needs it");
+			return 0;
+		}
+	}
+	return 1;
+}
+
+void hwoff_software_tear_down(struct hwoff_prov *prov)
+{
+	for (int digest = 0; digest < 2; digest++)
+		if (prov->software_algorithms[digest])
+			OSSL_PROVIDER_unquery_operation(prov->software_provider,
+							digest ? OSSL_OP_DIGEST : OSSL_OP_CIPHER,
+							prov->software_algorithms[digest]);
+	if (prov->default_provider)
+		OSSL_PROVIDER_unload(prov->default_provider);
+	OSSL_LIB_CTX_free(prov->libctx);
+}
