@@ -17,11 +17,11 @@
 /* ---- the dispatch functions ---------------------------------------------------------------------
  */
 
-void *hwoff_cipher_newctx(struct hwoff_prov *prov, const struct hwoff_alg *alg)
+void *hwprov_cipher_newctx(struct hwprov *prov, const struct hwoff_alg *alg)
 {
 	struct cipher_ctx *c;
 
-	if (!hwoff_prov_can_serve(prov, alg))
+	if (!hwprov_can_serve(prov, alg))
 		return NULL;
 	c = OPENSSL_zalloc(sizeof(*c));
 	if (!c)
@@ -39,7 +39,7 @@ static void cipher_freectx(void *vctx)
 
 	if (!c)
 		return;
-	hwoff_tally_flush(&c->tally);
+	hwprov_tally_flush(&c->tally);
 	cipher_drop_kernel_sessions(c);
 	if (c->software)
 		c->sw->cipher.freectx(c->software);
@@ -56,7 +56,7 @@ static void *cipher_dupctx(void *vctx)
 	memset(c->kernel, 0, sizeof(c->kernel));
 	if (c->chain_holder >= 0)
 		c->chain_holder = CHAIN_NOBODY;
-	c->tally = (struct hwoff_tally){ 0 };
+	c->tally = (struct hwprov_tally){ 0 };
 	c->software = NULL;
 	if (src->software) {
 		c->software = src->sw->cipher.dupctx(src->software);
@@ -77,9 +77,9 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[]);
 static int enter_tls(struct cipher_ctx *c)
 {
 	if (cipher_is_ctr(c) && c->num && !c->delegated) {
-		HWOFF_RAISE(c->prov, HWOFF_R_PARAMETER,
-			    "%s: the TLS record parameters in the middle of a keystream block",
-			    c->alg->name);
+		HWPROV_RAISE(c->prov, HWPROV_R_PARAMETER,
+			     "%s: the TLS record parameters in the middle of a keystream block",
+			     c->alg->name);
 		return 0;
 	}
 	if (!c->delegated && !cipher_enter_delegation(c))
@@ -93,7 +93,7 @@ static int enter_tls(struct cipher_ctx *c)
 static int cipher_init(struct cipher_ctx *c, bool encrypt, const unsigned char *key, size_t keylen,
 		       const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
 {
-	hwoff_tally_flush(&c->tally);
+	hwprov_tally_flush(&c->tally);
 	if (c->tls) {
 		c->keyed |= key != NULL;
 		return (encrypt ? c->sw->cipher.encrypt_init : c->sw->cipher.decrypt_init)(
@@ -103,8 +103,9 @@ static int cipher_init(struct cipher_ctx *c, bool encrypt, const unsigned char *
 		return 0;
 	if (key) {
 		if (keylen != c->alg->key_bytes) {
-			HWOFF_RAISE(c->prov, HWOFF_R_KEY_LENGTH, "%s takes a %u-byte key, not %zu",
-				    c->alg->name, c->alg->key_bytes, keylen);
+			HWPROV_RAISE(c->prov, HWPROV_R_KEY_LENGTH,
+				     "%s takes a %u-byte key, not %zu", c->alg->name,
+				     c->alg->key_bytes, keylen);
 			return 0;
 		}
 		memcpy(c->key, key, keylen);
@@ -114,8 +115,8 @@ static int cipher_init(struct cipher_ctx *c, bool encrypt, const unsigned char *
 	}
 	if (iv && c->alg->iv_bytes) {
 		if (ivlen != c->alg->iv_bytes) {
-			HWOFF_RAISE(c->prov, HWOFF_R_IV_LENGTH, "%s takes a %u-byte IV, not %zu",
-				    c->alg->name, c->alg->iv_bytes, ivlen);
+			HWPROV_RAISE(c->prov, HWPROV_R_IV_LENGTH, "%s takes a %u-byte IV, not %zu",
+				     c->alg->name, c->alg->iv_bytes, ivlen);
 			return 0;
 		}
 		memcpy(c->iv, iv, ivlen);
@@ -151,12 +152,12 @@ static int cipher_decrypt_init(void *vctx, const unsigned char *key, size_t keyl
 static int check_call(struct cipher_ctx *c, const void *out, const void *in, size_t inl)
 {
 	if (!c->keyed) {
-		HWOFF_RAISE(c->prov, HWOFF_R_NOT_INITIALIZED, "%s: no key was set", c->alg->name);
+		HWPROV_RAISE(c->prov, HWPROV_R_NOT_INITIALIZED, "%s: no key was set", c->alg->name);
 		return 0;
 	}
 	if (inl && (!in || !out)) {
-		HWOFF_RAISE(c->prov, HWOFF_R_BAD_ARGUMENT, "%s: NULL %s buffer", c->alg->name,
-			    in ? "output" : "input");
+		HWPROV_RAISE(c->prov, HWPROV_R_BAD_ARGUMENT, "%s: NULL %s buffer", c->alg->name,
+			     in ? "output" : "input");
 		return 0;
 	}
 	return 1;
@@ -166,8 +167,8 @@ int cipher_check_room(struct cipher_ctx *c, size_t need, size_t outsize)
 {
 	if (need <= outsize)
 		return 1;
-	HWOFF_RAISE(c->prov, HWOFF_R_BAD_ARGUMENT, "%s: output buffer of %zu bytes, %zu needed",
-		    c->alg->name, outsize, need);
+	HWPROV_RAISE(c->prov, HWPROV_R_BAD_ARGUMENT, "%s: output buffer of %zu bytes, %zu needed",
+		     c->alg->name, outsize, need);
 	return 0;
 }
 
@@ -225,8 +226,8 @@ static int cipher_cipher(void *vctx, unsigned char *out, size_t *outl, size_t ou
 	/* Stricter than OpenSSL's own ECB and CBC, which process the whole blocks and say nothing.
 	 */
 	if (!cipher_is_ctr(c) && inl % HWOFF_AES_BLOCK) {
-		HWOFF_RAISE(c->prov, HWOFF_R_NOT_BLOCK_MULTIPLE, "%s: %zu bytes", c->alg->name,
-			    inl);
+		HWPROV_RAISE(c->prov, HWPROV_R_NOT_BLOCK_MULTIPLE, "%s: %zu bytes", c->alg->name,
+			     inl);
 		return 0;
 	}
 	switch (cipher_server_for(c, inl)) {
@@ -276,17 +277,17 @@ static int set_octets(OSSL_PARAM params[], const char *key, const unsigned char 
 	       OSSL_PARAM_set_octet_string(p, value, len);
 }
 
-int hwoff_cipher_get_params(const struct hwoff_alg *alg, OSSL_PARAM params[])
+int hwprov_cipher_get_params(const struct hwoff_alg *alg, OSSL_PARAM params[])
 {
-	return hwoff_param_set_uint(params, OSSL_CIPHER_PARAM_MODE, openssl_mode(alg)) &&
-	       hwoff_param_set_size(params, OSSL_CIPHER_PARAM_KEYLEN, alg->key_bytes) &&
-	       hwoff_param_set_size(params, OSSL_CIPHER_PARAM_IVLEN, alg->iv_bytes) &&
-	       hwoff_param_set_size(params, OSSL_CIPHER_PARAM_BLOCK_SIZE, alg->block_bytes) &&
-	       hwoff_param_set_int(params, OSSL_CIPHER_PARAM_AEAD, 0) &&
-	       hwoff_param_set_int(params, OSSL_CIPHER_PARAM_CUSTOM_IV, 0) &&
-	       hwoff_param_set_int(params, OSSL_CIPHER_PARAM_CTS, 0) &&
-	       hwoff_param_set_int(params, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, 0) &&
-	       hwoff_param_set_int(params, OSSL_CIPHER_PARAM_HAS_RAND_KEY, 0);
+	return hwprov_param_set_uint(params, OSSL_CIPHER_PARAM_MODE, openssl_mode(alg)) &&
+	       hwprov_param_set_size(params, OSSL_CIPHER_PARAM_KEYLEN, alg->key_bytes) &&
+	       hwprov_param_set_size(params, OSSL_CIPHER_PARAM_IVLEN, alg->iv_bytes) &&
+	       hwprov_param_set_size(params, OSSL_CIPHER_PARAM_BLOCK_SIZE, alg->block_bytes) &&
+	       hwprov_param_set_int(params, OSSL_CIPHER_PARAM_AEAD, 0) &&
+	       hwprov_param_set_int(params, OSSL_CIPHER_PARAM_CUSTOM_IV, 0) &&
+	       hwprov_param_set_int(params, OSSL_CIPHER_PARAM_CTS, 0) &&
+	       hwprov_param_set_int(params, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, 0) &&
+	       hwprov_param_set_int(params, OSSL_CIPHER_PARAM_HAS_RAND_KEY, 0);
 }
 
 static const OSSL_PARAM cipher_gettable[] = {
@@ -317,13 +318,13 @@ static int cipher_get_ctx_params(void *vctx, OSSL_PARAM params[])
 	if (c->delegated && c->software_keyed && !c->sw->cipher.get_ctx_params(c->software, params))
 		return 0;
 	if (c->delegated && c->software_keyed)
-		return hwoff_param_set_size(params, OSSL_CIPHER_PARAM_KEYLEN, c->alg->key_bytes) &&
-		       hwoff_param_set_size(params, OSSL_CIPHER_PARAM_IVLEN, c->alg->iv_bytes) &&
+		return hwprov_param_set_size(params, OSSL_CIPHER_PARAM_KEYLEN, c->alg->key_bytes) &&
+		       hwprov_param_set_size(params, OSSL_CIPHER_PARAM_IVLEN, c->alg->iv_bytes) &&
 		       set_octets(params, OSSL_CIPHER_PARAM_IV, c->iv, c->alg->iv_bytes);
-	return hwoff_param_set_size(params, OSSL_CIPHER_PARAM_KEYLEN, c->alg->key_bytes) &&
-	       hwoff_param_set_size(params, OSSL_CIPHER_PARAM_IVLEN, c->alg->iv_bytes) &&
-	       hwoff_param_set_uint(params, OSSL_CIPHER_PARAM_PADDING, c->padding) &&
-	       hwoff_param_set_uint(params, OSSL_CIPHER_PARAM_NUM, c->num) &&
+	return hwprov_param_set_size(params, OSSL_CIPHER_PARAM_KEYLEN, c->alg->key_bytes) &&
+	       hwprov_param_set_size(params, OSSL_CIPHER_PARAM_IVLEN, c->alg->iv_bytes) &&
+	       hwprov_param_set_uint(params, OSSL_CIPHER_PARAM_PADDING, c->padding) &&
+	       hwprov_param_set_uint(params, OSSL_CIPHER_PARAM_NUM, c->num) &&
 	       set_octets(params, OSSL_CIPHER_PARAM_IV, c->iv, c->alg->iv_bytes) &&
 	       set_octets(params, OSSL_CIPHER_PARAM_UPDATED_IV, c->chain, c->alg->iv_bytes);
 }
@@ -381,8 +382,9 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 		if (!OSSL_PARAM_get_size_t(p, &len))
 			goto bad;
 		if (len != c->alg->key_bytes) {
-			HWOFF_RAISE(c->prov, HWOFF_R_KEY_LENGTH, "%s takes a %u-byte key, not %zu",
-				    c->alg->name, c->alg->key_bytes, len);
+			HWPROV_RAISE(c->prov, HWPROV_R_KEY_LENGTH,
+				     "%s takes a %u-byte key, not %zu", c->alg->name,
+				     c->alg->key_bytes, len);
 			return 0;
 		}
 	}
@@ -391,8 +393,8 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 		if (!OSSL_PARAM_get_size_t(p, &len))
 			goto bad;
 		if (len != c->alg->iv_bytes) {
-			HWOFF_RAISE(c->prov, HWOFF_R_IV_LENGTH, "%s takes a %u-byte IV, not %zu",
-				    c->alg->name, c->alg->iv_bytes, len);
+			HWPROV_RAISE(c->prov, HWPROV_R_IV_LENGTH, "%s takes a %u-byte IV, not %zu",
+				     c->alg->name, c->alg->iv_bytes, len);
 			return 0;
 		}
 	}
@@ -401,8 +403,8 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 		return 0;
 	return 1;
 bad:
-	HWOFF_RAISE(c->prov, HWOFF_R_PARAMETER, "%s: bad value for parameter '%s'", c->alg->name,
-		    p->key);
+	HWPROV_RAISE(c->prov, HWPROV_R_PARAMETER, "%s: bad value for parameter '%s'", c->alg->name,
+		     p->key);
 	return 0;
 }
 
@@ -422,18 +424,18 @@ static const OSSL_PARAM *cipher_settable_ctx_params(void *cctx, void *provctx)
 	return cipher_settable_ctx;
 }
 
-const OSSL_DISPATCH hwoff_cipher_functions[] = {
-	{ OSSL_FUNC_CIPHER_FREECTX, HWOFF_FN(cipher_freectx) },
-	{ OSSL_FUNC_CIPHER_DUPCTX, HWOFF_FN(cipher_dupctx) },
-	{ OSSL_FUNC_CIPHER_ENCRYPT_INIT, HWOFF_FN(cipher_encrypt_init) },
-	{ OSSL_FUNC_CIPHER_DECRYPT_INIT, HWOFF_FN(cipher_decrypt_init) },
-	{ OSSL_FUNC_CIPHER_UPDATE, HWOFF_FN(cipher_update) },
-	{ OSSL_FUNC_CIPHER_FINAL, HWOFF_FN(cipher_final) },
-	{ OSSL_FUNC_CIPHER_CIPHER, HWOFF_FN(cipher_cipher) },
-	{ OSSL_FUNC_CIPHER_GETTABLE_PARAMS, HWOFF_FN(cipher_gettable_params) },
-	{ OSSL_FUNC_CIPHER_GET_CTX_PARAMS, HWOFF_FN(cipher_get_ctx_params) },
-	{ OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, HWOFF_FN(cipher_gettable_ctx_params) },
-	{ OSSL_FUNC_CIPHER_SET_CTX_PARAMS, HWOFF_FN(cipher_set_ctx_params) },
-	{ OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, HWOFF_FN(cipher_settable_ctx_params) },
+const OSSL_DISPATCH hwprov_cipher_functions[] = {
+	{ OSSL_FUNC_CIPHER_FREECTX, HWPROV_FN(cipher_freectx) },
+	{ OSSL_FUNC_CIPHER_DUPCTX, HWPROV_FN(cipher_dupctx) },
+	{ OSSL_FUNC_CIPHER_ENCRYPT_INIT, HWPROV_FN(cipher_encrypt_init) },
+	{ OSSL_FUNC_CIPHER_DECRYPT_INIT, HWPROV_FN(cipher_decrypt_init) },
+	{ OSSL_FUNC_CIPHER_UPDATE, HWPROV_FN(cipher_update) },
+	{ OSSL_FUNC_CIPHER_FINAL, HWPROV_FN(cipher_final) },
+	{ OSSL_FUNC_CIPHER_CIPHER, HWPROV_FN(cipher_cipher) },
+	{ OSSL_FUNC_CIPHER_GETTABLE_PARAMS, HWPROV_FN(cipher_gettable_params) },
+	{ OSSL_FUNC_CIPHER_GET_CTX_PARAMS, HWPROV_FN(cipher_get_ctx_params) },
+	{ OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, HWPROV_FN(cipher_gettable_ctx_params) },
+	{ OSSL_FUNC_CIPHER_SET_CTX_PARAMS, HWPROV_FN(cipher_set_ctx_params) },
+	{ OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, HWPROV_FN(cipher_settable_ctx_params) },
 	{ 0, NULL },
 };

@@ -12,8 +12,8 @@
  * gives the bytes of one that takes one path. The kernel and software contexts are made on first
  * use and told the chaining value when another path moved it.
  */
-#ifndef HWOFF_PROVIDER_CIPHER_H
-#define HWOFF_PROVIDER_CIPHER_H
+#ifndef HWPROV_CIPHER_H
+#define HWPROV_CIPHER_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -32,7 +32,7 @@ struct cipher_kernel_session {
 };
 
 struct cipher_ctx {
-	struct hwoff_prov *prov;
+	struct hwprov *prov;
 	const struct hwoff_alg *alg;
 	bool keyed;
 	bool encrypt;
@@ -61,9 +61,9 @@ struct cipher_ctx {
 	 * delegated, and init, EVP_Cipher() and the parameters forwarded whole.
 	 */
 	bool tls;
-	struct hwoff_tally tally;
+	struct hwprov_tally tally;
 	struct hwoff_route_cache route; /* reset by init: the direction may change */
-	const struct hwoff_software *sw; /* the default provider's functions, once used */
+	const struct hwprov_software *sw; /* the default provider's functions, once used */
 	void *software; /* its context */
 	bool software_keyed;
 	/*

@@ -62,8 +62,8 @@ int cipher_block_final(struct cipher_ctx *c, unsigned char *out, size_t *outl, s
 	if (!c->padding) {
 		if (!c->buf_len)
 			return 1;
-		HWOFF_RAISE(c->prov, HWOFF_R_NOT_BLOCK_MULTIPLE,
-			    "%s with padding off: %zu bytes left over", c->alg->name, c->buf_len);
+		HWPROV_RAISE(c->prov, HWPROV_R_NOT_BLOCK_MULTIPLE,
+			     "%s with padding off: %zu bytes left over", c->alg->name, c->buf_len);
 		return 0;
 	}
 	if (c->encrypt) {
@@ -77,8 +77,8 @@ int cipher_block_final(struct cipher_ctx *c, unsigned char *out, size_t *outl, s
 		return 1;
 	}
 	if (c->buf_len != HWOFF_AES_BLOCK) {
-		HWOFF_RAISE(c->prov, HWOFF_R_BAD_DECRYPT,
-			    "%s: wrong final block length (%zu bytes)", c->alg->name, c->buf_len);
+		HWPROV_RAISE(c->prov, HWPROV_R_BAD_DECRYPT,
+			     "%s: wrong final block length (%zu bytes)", c->alg->name, c->buf_len);
 		return 0;
 	}
 	if (!cipher_crypt(c, c->buf, block, HWOFF_AES_BLOCK, HWOFF_AES_BLOCK))
@@ -90,7 +90,7 @@ int cipher_block_final(struct cipher_ctx *c, unsigned char *out, size_t *outl, s
 			pad = 0;
 	if (!pad || pad > HWOFF_AES_BLOCK) {
 		OPENSSL_cleanse(block, sizeof(block));
-		HWOFF_RAISE(c->prov, HWOFF_R_BAD_DECRYPT, "%s: bad padding", c->alg->name);
+		HWPROV_RAISE(c->prov, HWPROV_R_BAD_DECRYPT, "%s: bad padding", c->alg->name);
 		return 0;
 	}
 	if (!cipher_check_room(c, HWOFF_AES_BLOCK - pad, outsize))

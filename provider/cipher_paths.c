@@ -72,7 +72,7 @@ static enum kernel_outcome kernel_crypt(struct cipher_ctx *c, struct hwoff_path 
 	int ret;
 
 	if (!s)
-		return hwoff_prov_kernel_failed(c->prov, path, HWOFF_FALLBACK_SETUP_FAILED, err)
+		return hwprov_kernel_failed(c->prov, path, HWOFF_FALLBACK_SETUP_FAILED, err)
 			       ? KERNEL_REDO_IN_SOFTWARE
 			       : KERNEL_FAILED;
 	/*
@@ -82,8 +82,8 @@ static enum kernel_outcome kernel_crypt(struct cipher_ctx *c, struct hwoff_path 
 	if (c->prov->router.fallback && in < out + len && out < in + len) {
 		copy = malloc(len);
 		if (!copy) {
-			HWOFF_RAISE(c->prov, HWOFF_R_OUT_OF_MEMORY, "%s: a copy of %zu bytes",
-				    c->alg->name, len);
+			HWPROV_RAISE(c->prov, HWPROV_R_OUT_OF_MEMORY, "%s: a copy of %zu bytes",
+				     c->alg->name, len);
 			return KERNEL_FAILED;
 		}
 		memcpy(copy, in, len);
@@ -99,8 +99,7 @@ static enum kernel_outcome kernel_crypt(struct cipher_ctx *c, struct hwoff_path 
 
 		snprintf(err, sizeof(err), "%s", hwoff_skcipher_error(s->skcipher));
 		drop_kernel_session(c, s);
-		may_redo =
-			hwoff_prov_kernel_failed(c->prov, path, HWOFF_FALLBACK_REQUEST_FAILED, err);
+		may_redo = hwprov_kernel_failed(c->prov, path, HWOFF_FALLBACK_REQUEST_FAILED, err);
 		if (may_redo && copy)
 			memcpy(out, copy, len); /* software redoes it in place from here */
 		OPENSSL_clear_free(copy, len);
@@ -120,7 +119,7 @@ int cipher_software_crypt(struct cipher_ctx *c, const unsigned char *in, unsigne
 	OSSL_FUNC_cipher_encrypt_init_fn *init;
 
 	if (!c->sw) {
-		c->sw = hwoff_software_of(c->prov, c->alg);
+		c->sw = hwprov_software_of(c->prov, c->alg);
 		if (!c->sw)
 			return 0;
 	}
@@ -148,7 +147,7 @@ int cipher_software_crypt(struct cipher_ctx *c, const unsigned char *in, unsigne
 	c->chain_holder = cipher_is_ctr(c) && len % HWOFF_AES_BLOCK ? CHAIN_NOBODY : CHAIN_SOFTWARE;
 	return 1;
 fail:
-	HWOFF_RAISE(c->prov, HWOFF_R_SOFTWARE, "%s in the default provider failed", c->alg->name);
+	HWPROV_RAISE(c->prov, HWPROV_R_SOFTWARE, "%s in the default provider failed", c->alg->name);
 	c->software_keyed = false;
 	return 0;
 }
@@ -157,7 +156,7 @@ int cipher_crypt(struct cipher_ctx *c, const unsigned char *in, unsigned char *o
 		 size_t route_size)
 {
 	struct hwoff_path *path =
-		hwoff_prov_route(c->prov, c->alg, cipher_direction(c), route_size, &c->route);
+		hwprov_route(c->prov, c->alg, cipher_direction(c), route_size, &c->route);
 	enum kernel_outcome kernel = KERNEL_REDO_IN_SOFTWARE;
 	unsigned char kept[HWOFF_AES_BLOCK];
 
@@ -173,7 +172,7 @@ int cipher_crypt(struct cipher_ctx *c, const unsigned char *in, unsigned char *o
 		if (!cipher_software_crypt(c, in, out, len))
 			return 0;
 	}
-	hwoff_tally_add(&c->tally, path, len);
+	hwprov_tally_add(&c->tally, path, len);
 	cipher_chain_advance(c, kept, out, len);
 	return 1;
 }
@@ -194,7 +193,7 @@ int cipher_enter_delegation(struct cipher_ctx *c)
 	size_t outl;
 
 	if (!c->sw) {
-		c->sw = hwoff_software_of(c->prov, c->alg);
+		c->sw = hwprov_software_of(c->prov, c->alg);
 		if (!c->sw)
 			return 0;
 	}
@@ -207,8 +206,8 @@ int cipher_enter_delegation(struct cipher_ctx *c)
 	    (c->buf_len &&
 	     (!c->sw->cipher.update(c->software, none, &outl, sizeof(none), c->buf, c->buf_len) ||
 	      outl))) {
-		HWOFF_RAISE(c->prov, HWOFF_R_SOFTWARE, "%s in the default provider failed",
-			    c->alg->name);
+		HWPROV_RAISE(c->prov, HWPROV_R_SOFTWARE, "%s in the default provider failed",
+			     c->alg->name);
 		c->software_keyed = false;
 		return 0;
 	}
@@ -233,7 +232,7 @@ int cipher_leave_delegation(struct cipher_ctx *c)
 	c->chain_holder = CHAIN_NOBODY; /* software_crypt() sets it again */
 	if (!c->software_keyed || c->sw->cipher.get_ctx_params(c->software, params))
 		return 1;
-	HWOFF_RAISE(c->prov, HWOFF_R_SOFTWARE, "%s in the default provider failed", c->alg->name);
+	HWPROV_RAISE(c->prov, HWPROV_R_SOFTWARE, "%s in the default provider failed", c->alg->name);
 	return 0;
 }
 
@@ -268,7 +267,7 @@ int cipher_delegated_update(struct cipher_ctx *c, unsigned char *out, size_t *ou
 	if (!c->sw->cipher.update(c->software, out, outl, outsize, in, inl))
 		return 0;
 	if (inl)
-		hwoff_tally_add(&c->tally, hwoff_router_software(&c->prov->router), inl);
+		hwprov_tally_add(&c->tally, hwoff_router_software(&c->prov->router), inl);
 	return 1;
 }
 
@@ -278,6 +277,6 @@ int cipher_delegated_cipher(struct cipher_ctx *c, unsigned char *out, size_t *ou
 	if (!c->sw->cipher.cipher(c->software, out, outl, outsize, in, inl))
 		return 0;
 	if (inl)
-		hwoff_tally_add(&c->tally, hwoff_router_software(&c->prov->router), inl);
+		hwprov_tally_add(&c->tally, hwoff_router_software(&c->prov->router), inl);
 	return 1;
 }

@@ -46,20 +46,20 @@ enum setting_index {
 };
 
 static const char *const run_mode_names[] = {
-	[HWOFF_RUN_AUTO] = "auto",
-	[HWOFF_RUN_SOFTWARE] = "software",
-	[HWOFF_RUN_PIO] = "pio",
-	[HWOFF_RUN_DMA] = "dma",
+	[HWPROV_RUN_AUTO] = "auto",
+	[HWPROV_RUN_SOFTWARE] = "software",
+	[HWPROV_RUN_PIO] = "pio",
+	[HWPROV_RUN_DMA] = "dma",
 };
 
-const char *hwoff_run_mode_name(enum hwoff_run_mode mode)
+const char *hwprov_run_mode_name(enum hwprov_run_mode mode)
 {
 	return run_mode_names[mode];
 }
 
-static int bad_value(struct hwoff_prov *prov, const struct setting *s, const char *expected)
+static int bad_value(struct hwprov *prov, const struct setting *s, const char *expected)
 {
-	HWOFF_RAISE(prov, HWOFF_R_CONFIG, "key '%s' (from %s): '%s' is not %s", s->key, s->origin,
+	HWPROV_RAISE(prov, HWPROV_R_CONFIG, "key '%s' (from %s): '%s' is not %s", s->key, s->origin,
 		    s->value, expected);
 	return 0;
 }
@@ -73,7 +73,7 @@ static int choose(const char *value, const char *const *names, int count)
 	return -1;
 }
 
-static int read_bool(struct hwoff_prov *prov, const struct setting *s, bool *out)
+static int read_bool(struct hwprov *prov, const struct setting *s, bool *out)
 {
 	static const char *const names[] = { "no", "yes", "false", "true", "0", "1", "off", "on" };
 	int i;
@@ -87,8 +87,8 @@ static int read_bool(struct hwoff_prov *prov, const struct setting *s, bool *out
 	return 1;
 }
 
-/* A whole number of milliseconds up to HWOFF_RETRY_MS_MAX. */
-static int read_milliseconds(struct hwoff_prov *prov, const struct setting *s, unsigned int *out)
+/* A whole number of milliseconds up to HWPROV_RETRY_MS_MAX. */
+static int read_milliseconds(struct hwprov *prov, const struct setting *s, unsigned int *out)
 {
 	unsigned long value;
 	char *end;
@@ -97,14 +97,14 @@ static int read_milliseconds(struct hwoff_prov *prov, const struct setting *s, u
 		return 1;
 	errno = 0;
 	value = strtoul(s->value, &end, 10);
-	if (end == s->value || *end || errno || value > HWOFF_RETRY_MS_MAX || s->value[0] == '-')
+	if (end == s->value || *end || errno || value > HWPROV_RETRY_MS_MAX || s->value[0] == '-')
 		return bad_value(prov, s, "a number of milliseconds from 0 to 3600000");
 	*out = (unsigned int)value;
 	return 1;
 }
 
 /* "all", or names of the algorithm table (any OpenSSL alias) separated by commas or blanks. */
-static int read_algorithms(struct hwoff_prov *prov, const struct setting *s, bool *enabled)
+static int read_algorithms(struct hwprov *prov, const struct setting *s, bool *enabled)
 {
 	const char *separators = ", \t";
 	char name[HWOFF_NAME_MAX];
@@ -123,7 +123,7 @@ static int read_algorithms(struct hwoff_prov *prov, const struct setting *s, boo
 		snprintf(name, sizeof(name), "%.*s", (int)len, p);
 		alg = hwoff_alg_by_name(name);
 		if (!alg) {
-			HWOFF_RAISE(prov, HWOFF_R_CONFIG,
+			HWPROV_RAISE(prov, HWPROV_R_CONFIG,
 				    "key '%s' (from %s): '%s' is not an algorithm hwoffload serves "
 				    "(hwoffload-info lists them)",
 				    s->key, s->origin, name);
@@ -139,7 +139,7 @@ static int read_algorithms(struct hwoff_prov *prov, const struct setting *s, boo
 }
 
 /* Each key's value: its environment variable, else the openssl.cnf section, else unset. */
-static int gather(struct hwoff_prov *prov, const OSSL_DISPATCH *in, struct setting *settings)
+static int gather(struct hwprov *prov, const OSSL_DISPATCH *in, struct setting *settings)
 {
 	OSSL_FUNC_core_get_params_fn *core_get_params = NULL;
 	OSSL_PARAM params[SETTING_COUNT + 1];
@@ -152,7 +152,7 @@ static int gather(struct hwoff_prov *prov, const OSSL_DISPATCH *in, struct setti
 		params[i] = OSSL_PARAM_construct_utf8_ptr(settings[i].key, (char **)&cnf[i], 0);
 	params[SETTING_COUNT] = OSSL_PARAM_construct_end();
 	if (!core_get_params || !core_get_params(prov->handle, params)) {
-		HWOFF_RAISE(prov, HWOFF_R_INIT, "the core did not give the configuration");
+		HWPROV_RAISE(prov, HWPROV_R_INIT, "the core did not give the configuration");
 		return 0;
 	}
 	for (int i = 0; i < SETTING_COUNT; i++) {
@@ -171,7 +171,7 @@ static int gather(struct hwoff_prov *prov, const OSSL_DISPATCH *in, struct setti
 	return 1;
 }
 
-int hwoff_config_read(struct hwoff_prov *prov, const OSSL_DISPATCH *in)
+int hwprov_config_read(struct hwprov *prov, const OSSL_DISPATCH *in)
 {
 	static const char *const objectives[] = {
 		[HWOFF_THROUGHPUT] = "throughput", [HWOFF_CPU] = "cpu"
@@ -185,13 +185,13 @@ int hwoff_config_read(struct hwoff_prov *prov, const OSSL_DISPATCH *in)
 		[ALGORITHMS] = { "algorithms", "HWOFFLOAD_ALGORITHMS" },
 		[STATS] = { "stats", "HWOFFLOAD_STATS" },
 	};
-	struct hwoff_config *c = &prov->config;
+	struct hwprov_config *c = &prov->config;
 	int i;
 
-	*c = (struct hwoff_config){ .objective = HWOFF_THROUGHPUT,
-				    .mode = HWOFF_RUN_AUTO,
+	*c = (struct hwprov_config){ .objective = HWOFF_THROUGHPUT,
+				    .mode = HWPROV_RUN_AUTO,
 				    .fallback = true,
-				    .retry_ms = HWOFF_RETRY_MS_DEFAULT };
+				    .retry_ms = HWPROV_RETRY_MS_DEFAULT };
 	if (!gather(prov, in, settings))
 		return 0;
 	if (settings[TABLE].value) {

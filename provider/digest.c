@@ -34,7 +34,7 @@ enum digest_state {
 };
 
 struct digest_ctx {
-	struct hwoff_prov *prov;
+	struct hwprov *prov;
 	const struct hwoff_alg *alg;
 	enum digest_state state;
 	unsigned char *buf; /* BUFFERING: the message; KERNEL: gathered updates */
@@ -45,9 +45,9 @@ struct digest_ctx {
 	struct hwoff_hash *kernel; /* on kernel_path, kept across messages */
 	struct hwoff_path *kernel_path;
 	bool kernel_fresh; /* no partial message in kernel */
-	const struct hwoff_software *sw; /* the default provider's functions, once used */
+	const struct hwprov_software *sw; /* the default provider's functions, once used */
 	void *software; /* its context */
-	struct hwoff_tally tally;
+	struct hwprov_tally tally;
 	/* Last, and never zeroed: only what was written is wiped (buf_dirty). */
 	unsigned char small[SMALL_BUFFER]; /* buf until a message outgrows it: no malloc */
 };
@@ -72,8 +72,8 @@ static int append(struct digest_ctx *c, const void *data, size_t len)
 			cap *= 2;
 		buf = OPENSSL_malloc(cap);
 		if (!buf) {
-			HWOFF_RAISE(c->prov, HWOFF_R_BAD_ARGUMENT,
-				    "%s: out of memory for %zu bytes", c->alg->name, cap);
+			HWPROV_RAISE(c->prov, HWPROV_R_BAD_ARGUMENT,
+				     "%s: out of memory for %zu bytes", c->alg->name, cap);
 			return 0;
 		}
 		memcpy(buf, c->buf, c->buf_len);
@@ -100,7 +100,7 @@ static void drop_kernel(struct digest_ctx *c)
 static int start_software(struct digest_ctx *c)
 {
 	if (!c->sw) {
-		c->sw = hwoff_software_of(c->prov, c->alg);
+		c->sw = hwprov_software_of(c->prov, c->alg);
 		if (!c->sw)
 			return 0;
 	}
@@ -108,8 +108,8 @@ static int start_software(struct digest_ctx *c)
 		c->software = c->sw->digest.newctx(c->sw->provctx);
 	if (!c->software || !c->sw->digest.init(c->software, NULL) ||
 	    !c->sw->digest.update(c->software, c->buf, c->buf_len)) {
-		HWOFF_RAISE(c->prov, HWOFF_R_SOFTWARE, "%s in the default provider failed",
-			    c->alg->name);
+		HWPROV_RAISE(c->prov, HWPROV_R_SOFTWARE, "%s in the default provider failed",
+			     c->alg->name);
 		return 0;
 	}
 	c->buf_len = 0;
@@ -122,7 +122,7 @@ static int software_update(struct digest_ctx *c, const void *data, size_t len)
 {
 	if (c->sw->digest.update(c->software, data, len))
 		return 1;
-	HWOFF_RAISE(c->prov, HWOFF_R_SOFTWARE, "%s in the default provider failed", c->alg->name);
+	HWPROV_RAISE(c->prov, HWPROV_R_SOFTWARE, "%s in the default provider failed", c->alg->name);
 	return 0;
 }
 
@@ -139,14 +139,13 @@ static int kernel_failed(struct digest_ctx *c, size_t pending)
 	snprintf(err, sizeof(err), "%s", hwoff_hash_error(c->kernel));
 	drop_kernel(c);
 	if (c->buf_len == c->total - pending)
-		return hwoff_prov_kernel_failed(c->prov, path, HWOFF_FALLBACK_REQUEST_FAILED,
-						err) &&
+		return hwprov_kernel_failed(c->prov, path, HWOFF_FALLBACK_REQUEST_FAILED, err) &&
 		       start_software(c);
 	hwoff_route_failed(&c->prov->router, path, HWOFF_FALLBACK_REQUEST_FAILED, false, err);
 	c->state = DIGEST_FINISHED;
-	HWOFF_RAISE(c->prov, HWOFF_R_KERNEL,
-		    "%s: %s; the kernel had part of this message, so software cannot finish it",
-		    c->alg->name, err);
+	HWPROV_RAISE(c->prov, HWPROV_R_KERNEL,
+		     "%s: %s; the kernel had part of this message, so software cannot finish it",
+		     c->alg->name, err);
 	return 0;
 }
 
@@ -161,8 +160,8 @@ static int start_kernel(struct digest_ctx *c, struct hwoff_path *path)
 		drop_kernel(c);
 	if (!c->kernel) {
 		if (hwoff_hash_new(&c->kernel, c->alg, path->name, err, sizeof(err)))
-			return hwoff_prov_kernel_failed(c->prov, path, HWOFF_FALLBACK_SETUP_FAILED,
-							err) &&
+			return hwprov_kernel_failed(c->prov, path, HWOFF_FALLBACK_SETUP_FAILED,
+						    err) &&
 			       start_software(c);
 		c->kernel_path = path;
 	}
@@ -183,7 +182,7 @@ static int start_kernel(struct digest_ctx *c, struct hwoff_path *path)
  */
 static int commit(struct digest_ctx *c, size_t size)
 {
-	struct hwoff_path *path = hwoff_prov_route(c->prov, c->alg, HWOFF_DIGEST, size, NULL);
+	struct hwoff_path *path = hwprov_route(c->prov, c->alg, HWOFF_DIGEST, size, NULL);
 	if (!path)
 		return 0;
 	return path->software ? start_software(c) : start_kernel(c, path);
@@ -212,11 +211,11 @@ static int kernel_update(struct digest_ctx *c, const void *data, size_t len)
 /* ---- the dispatch functions ---------------------------------------------------------------------
  */
 
-void *hwoff_digest_newctx(struct hwoff_prov *prov, const struct hwoff_alg *alg)
+void *hwprov_digest_newctx(struct hwprov *prov, const struct hwoff_alg *alg)
 {
 	struct digest_ctx *c;
 
-	if (!hwoff_prov_can_serve(prov, alg))
+	if (!hwprov_can_serve(prov, alg))
 		return NULL;
 	c = atomic_exchange_explicit(&prov->spare_digest[hwoff_alg_index(alg)], NULL,
 				     memory_order_acquire);
@@ -236,7 +235,7 @@ void *hwoff_digest_newctx(struct hwoff_prov *prov, const struct hwoff_alg *alg)
 
 static void free_digest_ctx(struct digest_ctx *c)
 {
-	hwoff_tally_flush(&c->tally);
+	hwprov_tally_flush(&c->tally);
 	drop_kernel(c);
 	if (c->software)
 		c->sw->digest.freectx(c->software);
@@ -246,7 +245,7 @@ static void free_digest_ctx(struct digest_ctx *c)
 
 /*
  * Kept as its row's spare when there is none, wiped, with its software and kernel contexts and
- * its count of requests (hwoff_digest_flush_spares()).
+ * its count of requests (hwprov_digest_flush_spares()).
  */
 static void digest_freectx(void *vctx)
 {
@@ -272,7 +271,7 @@ static void digest_freectx(void *vctx)
 		free_digest_ctx(c);
 }
 
-void hwoff_digest_flush_spares(struct hwoff_prov *prov)
+void hwprov_digest_flush_spares(struct hwprov *prov)
 {
 	for (size_t i = 0; i < HWOFF_ALG_COUNT; i++) {
 		struct digest_ctx *c = atomic_exchange(&prov->spare_digest[i], NULL);
@@ -280,13 +279,13 @@ void hwoff_digest_flush_spares(struct hwoff_prov *prov)
 
 		if (!c)
 			continue;
-		hwoff_tally_flush(&c->tally);
+		hwprov_tally_flush(&c->tally);
 		if (!atomic_compare_exchange_strong(&prov->spare_digest[i], &none, c))
 			free_digest_ctx(c);
 	}
 }
 
-void hwoff_digest_free_spares(struct hwoff_prov *prov)
+void hwprov_digest_free_spares(struct hwprov *prov)
 {
 	for (size_t i = 0; i < HWOFF_ALG_COUNT; i++) {
 		struct digest_ctx *c = atomic_exchange(&prov->spare_digest[i], NULL);
@@ -307,7 +306,7 @@ static void *digest_dupctx(void *vctx)
 	c->buf = c->small;
 	c->buf_cap = sizeof(c->small);
 	c->buf_len = c->buf_dirty = 0;
-	c->tally = (struct hwoff_tally){ 0 };
+	c->tally = (struct hwprov_tally){ 0 };
 	c->kernel = NULL;
 	c->kernel_path = NULL;
 	c->software = NULL;
@@ -321,8 +320,8 @@ static void *digest_dupctx(void *vctx)
 	if (src->state == DIGEST_KERNEL) {
 		/* accept() on the original's socket: the kernel copies its partial state. */
 		if (hwoff_hash_dup(&c->kernel, src->kernel, err, sizeof(err))) {
-			HWOFF_RAISE(c->prov, HWOFF_R_KERNEL, "%s: copying the kernel's state: %s",
-				    c->alg->name, err);
+			HWPROV_RAISE(c->prov, HWPROV_R_KERNEL, "%s: copying the kernel's state: %s",
+				     c->alg->name, err);
 			goto fail;
 		}
 		c->kernel_path = src->kernel_path;
@@ -351,15 +350,15 @@ static int digest_update(void *vctx, const unsigned char *in, size_t inl)
 	struct digest_ctx *c = vctx;
 
 	if (c->state == DIGEST_FINISHED) {
-		HWOFF_RAISE(c->prov, HWOFF_R_NOT_INITIALIZED, "%s: update without init",
-			    c->alg->name);
+		HWPROV_RAISE(c->prov, HWPROV_R_NOT_INITIALIZED, "%s: update without init",
+			     c->alg->name);
 		return 0;
 	}
 	if (!inl)
 		return 1;
 	if (!in) {
-		HWOFF_RAISE(c->prov, HWOFF_R_BAD_ARGUMENT, "%s: NULL input of %zu bytes",
-			    c->alg->name, inl);
+		HWPROV_RAISE(c->prov, HWPROV_R_BAD_ARGUMENT, "%s: NULL input of %zu bytes",
+			     c->alg->name, inl);
 		return 0;
 	}
 	if (c->state == DIGEST_BUFFERING) {
@@ -388,14 +387,14 @@ static int digest_final(void *vctx, unsigned char *out, size_t *outl, size_t out
 	size_t mdlen;
 
 	if (c->state == DIGEST_FINISHED) {
-		HWOFF_RAISE(c->prov, HWOFF_R_NOT_INITIALIZED, "%s: final without init",
-			    c->alg->name);
+		HWPROV_RAISE(c->prov, HWPROV_R_NOT_INITIALIZED, "%s: final without init",
+			     c->alg->name);
 		return 0;
 	}
 	if (!out || outsize < c->alg->digest_bytes) {
-		HWOFF_RAISE(c->prov, HWOFF_R_BAD_ARGUMENT,
-			    "%s: output buffer of %zu bytes, %u needed", c->alg->name,
-			    out ? outsize : 0, c->alg->digest_bytes);
+		HWPROV_RAISE(c->prov, HWPROV_R_BAD_ARGUMENT,
+			     "%s: output buffer of %zu bytes, %u needed", c->alg->name,
+			     out ? outsize : 0, c->alg->digest_bytes);
 		return 0;
 	}
 	/* Ended while the table could still have chosen: the message's size decides. */
@@ -412,12 +411,12 @@ static int digest_final(void *vctx, unsigned char *out, size_t *outl, size_t out
 			return 0;
 	}
 	if (!c->sw->digest.final(c->software, out, &mdlen, outsize)) {
-		HWOFF_RAISE(c->prov, HWOFF_R_SOFTWARE, "%s in the default provider failed",
-			    c->alg->name);
+		HWPROV_RAISE(c->prov, HWPROV_R_SOFTWARE, "%s in the default provider failed",
+			     c->alg->name);
 		return 0;
 	}
 done:
-	hwoff_tally_add(&c->tally, c->path, c->total);
+	hwprov_tally_add(&c->tally, c->path, c->total);
 	c->state = DIGEST_FINISHED;
 	*outl = c->alg->digest_bytes;
 	return 1;
@@ -426,12 +425,12 @@ done:
 /* ---- parameters ---------------------------------------------------------------------------------
  */
 
-int hwoff_digest_get_params(const struct hwoff_alg *alg, OSSL_PARAM params[])
+int hwprov_digest_get_params(const struct hwoff_alg *alg, OSSL_PARAM params[])
 {
-	return hwoff_param_set_size(params, OSSL_DIGEST_PARAM_BLOCK_SIZE, alg->block_bytes) &&
-	       hwoff_param_set_size(params, OSSL_DIGEST_PARAM_SIZE, alg->digest_bytes) &&
-	       hwoff_param_set_int(params, OSSL_DIGEST_PARAM_XOF, 0) &&
-	       hwoff_param_set_int(params, OSSL_DIGEST_PARAM_ALGID_ABSENT, alg->algid_absent);
+	return hwprov_param_set_size(params, OSSL_DIGEST_PARAM_BLOCK_SIZE, alg->block_bytes) &&
+	       hwprov_param_set_size(params, OSSL_DIGEST_PARAM_SIZE, alg->digest_bytes) &&
+	       hwprov_param_set_int(params, OSSL_DIGEST_PARAM_XOF, 0) &&
+	       hwprov_param_set_int(params, OSSL_DIGEST_PARAM_ALGID_ABSENT, alg->algid_absent);
 }
 
 static const OSSL_PARAM digest_gettable[] = {
@@ -447,12 +446,12 @@ static const OSSL_PARAM *digest_gettable_params(void *provctx)
 	return digest_gettable;
 }
 
-const OSSL_DISPATCH hwoff_digest_functions[] = {
-	{ OSSL_FUNC_DIGEST_FREECTX, HWOFF_FN(digest_freectx) },
-	{ OSSL_FUNC_DIGEST_DUPCTX, HWOFF_FN(digest_dupctx) },
-	{ OSSL_FUNC_DIGEST_INIT, HWOFF_FN(digest_init) },
-	{ OSSL_FUNC_DIGEST_UPDATE, HWOFF_FN(digest_update) },
-	{ OSSL_FUNC_DIGEST_FINAL, HWOFF_FN(digest_final) },
-	{ OSSL_FUNC_DIGEST_GETTABLE_PARAMS, HWOFF_FN(digest_gettable_params) },
+const OSSL_DISPATCH hwprov_digest_functions[] = {
+	{ OSSL_FUNC_DIGEST_FREECTX, HWPROV_FN(digest_freectx) },
+	{ OSSL_FUNC_DIGEST_DUPCTX, HWPROV_FN(digest_dupctx) },
+	{ OSSL_FUNC_DIGEST_INIT, HWPROV_FN(digest_init) },
+	{ OSSL_FUNC_DIGEST_UPDATE, HWPROV_FN(digest_update) },
+	{ OSSL_FUNC_DIGEST_FINAL, HWPROV_FN(digest_final) },
+	{ OSSL_FUNC_DIGEST_GETTABLE_PARAMS, HWPROV_FN(digest_gettable_params) },
 	{ 0, NULL },
 };

@@ -29,25 +29,25 @@
 /* ---- errors --------------------------------------------------------------------------------- */
 
 static const OSSL_ITEM reason_strings[] = {
-	{ HWOFF_R_CONFIG, "bad configuration value" },
-	{ HWOFF_R_TABLE, "path table does not load" },
-	{ HWOFF_R_INIT, "provider set-up failed" },
-	{ HWOFF_R_NO_PATH, "no engine driver for the configured mode" },
-	{ HWOFF_R_KERNEL, "kernel request failed" },
-	{ HWOFF_R_SOFTWARE, "default provider failed" },
-	{ HWOFF_R_KEY_LENGTH, "invalid key length" },
-	{ HWOFF_R_IV_LENGTH, "invalid iv length" },
-	{ HWOFF_R_BAD_ARGUMENT, "bad argument" },
-	{ HWOFF_R_NOT_BLOCK_MULTIPLE, "data not a multiple of the block length" },
-	{ HWOFF_R_BAD_DECRYPT, "bad decrypt" },
-	{ HWOFF_R_NOT_INITIALIZED, "operation not initialized" },
-	{ HWOFF_R_PARAMETER, "bad parameter" },
-	{ HWOFF_R_OUT_OF_MEMORY, "out of memory" },
+	{ HWPROV_R_CONFIG, "bad configuration value" },
+	{ HWPROV_R_TABLE, "path table does not load" },
+	{ HWPROV_R_INIT, "provider set-up failed" },
+	{ HWPROV_R_NO_PATH, "no engine driver for the configured mode" },
+	{ HWPROV_R_KERNEL, "kernel request failed" },
+	{ HWPROV_R_SOFTWARE, "default provider failed" },
+	{ HWPROV_R_KEY_LENGTH, "invalid key length" },
+	{ HWPROV_R_IV_LENGTH, "invalid iv length" },
+	{ HWPROV_R_BAD_ARGUMENT, "bad argument" },
+	{ HWPROV_R_NOT_BLOCK_MULTIPLE, "data not a multiple of the block length" },
+	{ HWPROV_R_BAD_DECRYPT, "bad decrypt" },
+	{ HWPROV_R_NOT_INITIALIZED, "operation not initialized" },
+	{ HWPROV_R_PARAMETER, "bad parameter" },
+	{ HWPROV_R_OUT_OF_MEMORY, "out of memory" },
 	{ 0, NULL },
 };
 
-void hwoff_raise(const struct hwoff_prov *prov, enum hwoff_reason reason, const char *file,
-		 int line, const char *func, const char *fmt, ...)
+void hwprov_raise(const struct hwprov *prov, enum hwprov_reason reason, const char *file, int line,
+		  const char *func, const char *fmt, ...)
 {
 	va_list ap;
 
@@ -61,38 +61,38 @@ void hwoff_raise(const struct hwoff_prov *prov, enum hwoff_reason reason, const 
 	va_end(ap);
 }
 
-void hwoff_tally_flush(struct hwoff_tally *t)
+void hwprov_tally_flush(struct hwprov_tally *t)
 {
 	if (t->requests)
 		hwoff_count_requests(&t->path->counters, t->requests, t->bytes);
-	*t = (struct hwoff_tally){ 0 };
+	*t = (struct hwprov_tally){ 0 };
 }
 
 /* ---- parameters: each sets params' entry for key, if it asks for one --------------------------
  */
 
-int hwoff_param_set_size(OSSL_PARAM params[], const char *key, size_t value)
+int hwprov_param_set_size(OSSL_PARAM params[], const char *key, size_t value)
 {
 	OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
 
 	return !p || OSSL_PARAM_set_size_t(p, value);
 }
 
-int hwoff_param_set_uint(OSSL_PARAM params[], const char *key, unsigned int value)
+int hwprov_param_set_uint(OSSL_PARAM params[], const char *key, unsigned int value)
 {
 	OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
 
 	return !p || OSSL_PARAM_set_uint(p, value);
 }
 
-int hwoff_param_set_int(OSSL_PARAM params[], const char *key, int value)
+int hwprov_param_set_int(OSSL_PARAM params[], const char *key, int value)
 {
 	OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
 
 	return !p || OSSL_PARAM_set_int(p, value);
 }
 
-int hwoff_param_set_utf8(OSSL_PARAM params[], const char *key, const char *value)
+int hwprov_param_set_utf8(OSSL_PARAM params[], const char *key, const char *value)
 {
 	OSSL_PARAM *p = OSSL_PARAM_locate(params, key);
 
@@ -106,8 +106,8 @@ static void *alg_newctx(void *provctx, size_t row)
 	const struct hwoff_alg *alg = &hwoff_algs[row];
 
 	if (hwoff_alg_is_digest(alg))
-		return hwoff_digest_newctx(provctx, alg);
-	return hwoff_cipher_newctx(provctx, alg);
+		return hwprov_digest_newctx(provctx, alg);
+	return hwprov_cipher_newctx(provctx, alg);
 }
 
 static int alg_get_params(OSSL_PARAM params[], size_t row)
@@ -115,8 +115,8 @@ static int alg_get_params(OSSL_PARAM params[], size_t row)
 	const struct hwoff_alg *alg = &hwoff_algs[row];
 
 	if (hwoff_alg_is_digest(alg))
-		return hwoff_digest_get_params(alg, params);
-	return hwoff_cipher_get_params(alg, params);
+		return hwprov_digest_get_params(alg, params);
+	return hwprov_cipher_get_params(alg, params);
 }
 
 /* One newctx and get_params per row of the algorithm table (backend/algs.h: HWOFF_ALGS). */
@@ -143,8 +143,8 @@ static const struct row_entry_points row_entry_points[HWOFF_ALG_COUNT] = { HWOFF
 static void build_dispatch(OSSL_DISPATCH *out, size_t out_count, size_t row)
 {
 	const OSSL_DISPATCH *shared = hwoff_alg_is_digest(&hwoff_algs[row])
-					      ? hwoff_digest_functions
-					      : hwoff_cipher_functions;
+					      ? hwprov_digest_functions
+					      : hwprov_cipher_functions;
 	int newctx_id = hwoff_alg_is_digest(&hwoff_algs[row]) ? OSSL_FUNC_DIGEST_NEWCTX
 							      : OSSL_FUNC_CIPHER_NEWCTX;
 	int get_params_id = hwoff_alg_is_digest(&hwoff_algs[row]) ? OSSL_FUNC_DIGEST_GET_PARAMS
@@ -159,7 +159,7 @@ static void build_dispatch(OSSL_DISPATCH *out, size_t out_count, size_t row)
 	out[n] = (OSSL_DISPATCH){ 0, NULL };
 }
 
-static void build_algorithms(struct hwoff_prov *prov)
+static void build_algorithms(struct hwprov *prov)
 {
 	size_t ciphers = 0, digests = 0;
 
@@ -209,8 +209,8 @@ static const OSSL_PARAM *provider_gettable_params(void *provctx)
 
 static int provider_get_params(void *provctx, OSSL_PARAM params[])
 {
-	struct hwoff_prov *prov = provctx;
-	char statistics[HWOFF_REPORT_MAX] = "";
+	struct hwprov *prov = provctx;
+	char statistics[HWPROV_REPORT_MAX] = "";
 	OSSL_PARAM *p;
 
 	/* The name says at a glance, in `openssl list -providers`, whether the kernel is used. */
@@ -219,33 +219,33 @@ static int provider_get_params(void *provctx, OSSL_PARAM params[])
 		"hwoffload: crypto engines through AF_ALG (unavailable here: software only)",
 	};
 
-	if (!hwoff_param_set_int(params, OSSL_PROV_PARAM_STATUS, 1))
+	if (!hwprov_param_set_int(params, OSSL_PROV_PARAM_STATUS, 1))
 		return 0;
 	p = OSSL_PARAM_locate(params, PARAM_STATISTICS);
 	if (p) {
-		hwoff_digest_flush_spares(prov);
+		hwprov_digest_flush_spares(prov);
 		hwoff_table_format_stats(prov->router.table, statistics, sizeof(statistics));
 		if (!OSSL_PARAM_set_utf8_string(p, statistics))
 			return 0;
 	}
-	return hwoff_param_set_utf8(params, OSSL_PROV_PARAM_NAME, names[prov->probe.error != 0]) &&
-	       hwoff_param_set_utf8(params, OSSL_PROV_PARAM_VERSION, PACKAGE_VERSION) &&
-	       hwoff_param_set_utf8(params, OSSL_PROV_PARAM_BUILDINFO,
-				    PACKAGE_NAME " " PACKAGE_VERSION
-						 ", built against " OPENSSL_VERSION_TEXT) &&
-	       hwoff_param_set_utf8(params, PARAM_AF_ALG,
-				    prov->probe.error ? "unavailable" : "available") &&
-	       hwoff_param_set_utf8(params, PARAM_AF_ALG_REASON, prov->probe.reason) &&
-	       hwoff_param_set_utf8(params, PARAM_MODE, hwoff_run_mode_name(prov->config.mode)) &&
-	       hwoff_param_set_utf8(params, PARAM_OBJECTIVE,
-				    hwoff_objective_name(prov->config.objective)) &&
-	       hwoff_param_set_utf8(params, PARAM_TABLE, prov->table_source) &&
-	       hwoff_param_set_utf8(params, PARAM_TABLE_WARNINGS, prov->warnings);
+	return hwprov_param_set_utf8(params, OSSL_PROV_PARAM_NAME, names[prov->probe.error != 0]) &&
+	       hwprov_param_set_utf8(params, OSSL_PROV_PARAM_VERSION, PACKAGE_VERSION) &&
+	       hwprov_param_set_utf8(params, OSSL_PROV_PARAM_BUILDINFO,
+				     PACKAGE_NAME " " PACKAGE_VERSION
+						  ", built against " OPENSSL_VERSION_TEXT) &&
+	       hwprov_param_set_utf8(params, PARAM_AF_ALG,
+				     prov->probe.error ? "unavailable" : "available") &&
+	       hwprov_param_set_utf8(params, PARAM_AF_ALG_REASON, prov->probe.reason) &&
+	       hwprov_param_set_utf8(params, PARAM_MODE, hwprov_run_mode_name(prov->config.mode)) &&
+	       hwprov_param_set_utf8(params, PARAM_OBJECTIVE,
+				     hwoff_objective_name(prov->config.objective)) &&
+	       hwprov_param_set_utf8(params, PARAM_TABLE, prov->table_source) &&
+	       hwprov_param_set_utf8(params, PARAM_TABLE_WARNINGS, prov->warnings);
 }
 
 static const OSSL_ALGORITHM *provider_query(void *provctx, int operation_id, int *no_cache)
 {
-	struct hwoff_prov *prov = provctx;
+	struct hwprov *prov = provctx;
 
 	*no_cache = 0;
 	switch (operation_id) {
@@ -262,26 +262,26 @@ static const OSSL_ITEM *provider_reason_strings(void *provctx)
 	return reason_strings;
 }
 
-static void print_statistics(const struct hwoff_prov *prov)
+static void print_statistics(const struct hwprov *prov)
 {
-	char statistics[HWOFF_REPORT_MAX] = "";
+	char statistics[HWPROV_REPORT_MAX] = "";
 
 	hwoff_table_format_stats(prov->router.table, statistics, sizeof(statistics));
 	fprintf(stderr, "hwoffload statistics (pid %d, mode %s, objective %s, table %s):\n%s",
-		(int)getpid(), hwoff_run_mode_name(prov->config.mode),
+		(int)getpid(), hwprov_run_mode_name(prov->config.mode),
 		hwoff_objective_name(prov->config.objective), prov->table_source, statistics);
 }
 
 static void provider_teardown(void *provctx)
 {
-	struct hwoff_prov *prov = provctx;
+	struct hwprov *prov = provctx;
 
 	if (!prov)
 		return;
-	hwoff_digest_free_spares(prov);
+	hwprov_digest_free_spares(prov);
 	if (prov->config.stats && prov->router.table)
 		print_statistics(prov);
-	hwoff_software_tear_down(prov);
+	hwprov_software_tear_down(prov);
 	hwoff_router_fini(&prov->router);
 	free(prov->discovery);
 	free(prov);
@@ -296,7 +296,7 @@ static const OSSL_DISPATCH provider_functions[] = {
 	{ 0, NULL },
 };
 
-static void take_core_functions(struct hwoff_prov *prov, const OSSL_DISPATCH *in)
+static void take_core_functions(struct hwprov *prov, const OSSL_DISPATCH *in)
 {
 	for (; in->function_id; in++) {
 		switch (in->function_id) {
@@ -319,16 +319,16 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
 int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
 		       const OSSL_DISPATCH **out, void **provctx)
 {
-	struct hwoff_prov *prov;
+	struct hwprov *prov;
 
 	prov = calloc(1, sizeof(*prov));
 	if (!prov)
 		return 0;
 	prov->handle = handle;
 	take_core_functions(prov, in);
-	if (!hwoff_config_read(prov, in) || !hwoff_software_set_up(prov, in))
+	if (!hwprov_config_read(prov, in) || !hwprov_software_set_up(prov, in))
 		goto fail;
-	if (!hwoff_routes_set_up(prov))
+	if (!hwprov_routes_set_up(prov))
 		goto fail;
 	build_algorithms(prov);
 	*out = provider_functions;

@@ -2,12 +2,12 @@
  * provider.h - what the operations (cipher.c, digest.c) share with the provider's core.
  *
  * The core (provider.c) reads the configuration, asks the backend what this machine offers and
- * which path table applies, and hands each operation a struct hwoff_prov. After init that
+ * which path table applies, and hands each operation a struct hwprov. After init that
  * structure changes only through the backend's lock-free parts (statistics, unusable paths), so
  * any number of threads use it at once.
  */
-#ifndef HWOFF_PROVIDER_H
-#define HWOFF_PROVIDER_H
+#ifndef HWPROV_PROVIDER_H
+#define HWPROV_PROVIDER_H
 
 #include <limits.h>
 #include <pthread.h>
@@ -25,23 +25,23 @@
 #include "backend/router.h"
 #include "backend/table.h"
 
-#define HWOFF_REPORT_MAX 4096
+#define HWPROV_REPORT_MAX 4096
 
 /* What the provider does with a request (configuration key "mode"). */
-enum hwoff_run_mode {
-	HWOFF_RUN_AUTO, /* the path table decides */
-	HWOFF_RUN_SOFTWARE, /* always OpenSSL's default provider */
-	HWOFF_RUN_PIO, /* always the bundled engine's PIO driver */
-	HWOFF_RUN_DMA, /* always the bundled engine's DMA driver */
+enum hwprov_run_mode {
+	HWPROV_RUN_AUTO, /* the path table decides */
+	HWPROV_RUN_SOFTWARE, /* always OpenSSL's default provider */
+	HWPROV_RUN_PIO, /* always the bundled engine's PIO driver */
+	HWPROV_RUN_DMA, /* always the bundled engine's DMA driver */
 };
 
-#define HWOFF_RETRY_MS_DEFAULT 1000
-#define HWOFF_RETRY_MS_MAX     3600000
+#define HWPROV_RETRY_MS_DEFAULT 1000
+#define HWPROV_RETRY_MS_MAX	3600000
 
-struct hwoff_config {
+struct hwprov_config {
 	char table[PATH_MAX]; /* "" for the built-in table */
 	enum hwoff_objective objective;
-	enum hwoff_run_mode mode;
+	enum hwprov_run_mode mode;
 	bool fallback; /* redo a failed kernel request in software */
 	unsigned int retry_ms; /* a failed path's first back-off (table.h: hwoff_path_failed()) */
 	bool stats; /* print the statistics to stderr when the provider is unloaded */
@@ -49,21 +49,21 @@ struct hwoff_config {
 };
 
 /* Reason codes of the errors the provider raises; provider.c has their texts. */
-enum hwoff_reason {
-	HWOFF_R_CONFIG = 1, /* a configuration key has a bad value */
-	HWOFF_R_TABLE, /* the path table file does not load */
-	HWOFF_R_INIT, /* the provider could not set itself up */
-	HWOFF_R_NO_PATH, /* mode pio or dma, and the engine has no such driver here */
-	HWOFF_R_KERNEL, /* a kernel request failed and fallback is off */
-	HWOFF_R_SOFTWARE, /* OpenSSL's default provider failed */
-	HWOFF_R_KEY_LENGTH,
-	HWOFF_R_IV_LENGTH,
-	HWOFF_R_BAD_ARGUMENT, /* NULL, too small an output buffer, a size past a limit */
-	HWOFF_R_NOT_BLOCK_MULTIPLE,
-	HWOFF_R_BAD_DECRYPT,
-	HWOFF_R_NOT_INITIALIZED,
-	HWOFF_R_PARAMETER,
-	HWOFF_R_OUT_OF_MEMORY,
+enum hwprov_reason {
+	HWPROV_R_CONFIG = 1, /* a configuration key has a bad value */
+	HWPROV_R_TABLE, /* the path table file does not load */
+	HWPROV_R_INIT, /* the provider could not set itself up */
+	HWPROV_R_NO_PATH, /* mode pio or dma, and the engine has no such driver here */
+	HWPROV_R_KERNEL, /* a kernel request failed and fallback is off */
+	HWPROV_R_SOFTWARE, /* OpenSSL's default provider failed */
+	HWPROV_R_KEY_LENGTH,
+	HWPROV_R_IV_LENGTH,
+	HWPROV_R_BAD_ARGUMENT, /* NULL, too small an output buffer, a size past a limit */
+	HWPROV_R_NOT_BLOCK_MULTIPLE,
+	HWPROV_R_BAD_DECRYPT,
+	HWPROV_R_NOT_INITIALIZED,
+	HWPROV_R_PARAMETER,
+	HWPROV_R_OUT_OF_MEMORY,
 };
 
 /*
@@ -71,7 +71,7 @@ enum hwoff_reason {
  * provider API: OSSL_PROVIDER_query_operation()), not through a second EVP layer: at 16 bytes
  * that layer costs as much as the AES itself.
  */
-struct hwoff_software {
+struct hwprov_software {
 	void *provctx;
 	union {
 		struct {
@@ -97,21 +97,21 @@ struct hwoff_software {
 	};
 };
 
-struct hwoff_prov {
+struct hwprov {
 	const OSSL_CORE_HANDLE *handle;
 	OSSL_LIB_CTX *libctx; /* a child of the application's: where software is fetched */
 	OSSL_PROVIDER *default_provider; /* loaded into libctx by us, or NULL */
-	struct hwoff_config config;
+	struct hwprov_config config;
 	struct hwoff_probe probe;
 	struct hwoff_discovery *discovery;
 	struct hwoff_router router; /* over the table of config.mode */
 	char table_source[PATH_MAX + 32]; /* the file, or what the built-in table was made from */
-	char warnings[HWOFF_REPORT_MAX]; /* about the table, one per line; "" when none */
+	char warnings[HWPROV_REPORT_MAX]; /* about the table, one per line; "" when none */
 	/* Why mode pio/dma cannot serve a row here, by row; "" when it can. */
 	char no_path[HWOFF_ALG_COUNT][HWOFF_PROBE_REASON_MAX + 256];
 	/* The default provider's implementations, found on first use (under provider.c's lock). */
 	atomic_bool software_found[HWOFF_ALG_COUNT];
-	struct hwoff_software software[HWOFF_ALG_COUNT];
+	struct hwprov_software software[HWOFF_ALG_COUNT];
 	OSSL_PROVIDER *software_provider; /* whose dispatch tables those are */
 	/*
 	 * A freed digest context of each row, kept for the next: EVP_Digest() makes and frees
@@ -133,19 +133,19 @@ struct hwoff_prov {
  * A context's own count of the requests it served, added to the path's shared counters in
  * batches: at small sizes two atomic additions per request are a tenth of the request's cost
  * (under TCG, where the tests and benchmarks run). The shared counters lag by at most
- * HWOFF_TALLY_BATCH requests per live context; freeing a context adds what it holds.
+ * HWPROV_TALLY_BATCH requests per live context; freeing a context adds what it holds.
  */
-#define HWOFF_TALLY_BATCH 64
-struct hwoff_tally {
+#define HWPROV_TALLY_BATCH 64
+struct hwprov_tally {
 	struct hwoff_path *path;
 	uint64_t requests;
 	uint64_t bytes;
 };
-void hwoff_tally_flush(struct hwoff_tally *t);
-static inline void hwoff_tally_add(struct hwoff_tally *t, struct hwoff_path *path, size_t bytes)
+void hwprov_tally_flush(struct hwprov_tally *t);
+static inline void hwprov_tally_add(struct hwprov_tally *t, struct hwoff_path *path, size_t bytes)
 {
-	if (t->path != path || t->requests >= HWOFF_TALLY_BATCH) {
-		hwoff_tally_flush(t);
+	if (t->path != path || t->requests >= HWPROV_TALLY_BATCH) {
+		hwprov_tally_flush(t);
 		t->path = path;
 	}
 	t->requests++;
@@ -153,69 +153,67 @@ static inline void hwoff_tally_add(struct hwoff_tally *t, struct hwoff_path *pat
 }
 
 /* Set params' entry for key to value when params has one; 0 when it cannot take the value. */
-int hwoff_param_set_size(OSSL_PARAM params[], const char *key, size_t value);
-int hwoff_param_set_uint(OSSL_PARAM params[], const char *key, unsigned int value);
-int hwoff_param_set_int(OSSL_PARAM params[], const char *key, int value);
-int hwoff_param_set_utf8(OSSL_PARAM params[], const char *key, const char *value);
+int hwprov_param_set_size(OSSL_PARAM params[], const char *key, size_t value);
+int hwprov_param_set_uint(OSSL_PARAM params[], const char *key, unsigned int value);
+int hwprov_param_set_int(OSSL_PARAM params[], const char *key, int value);
+int hwprov_param_set_utf8(OSSL_PARAM params[], const char *key, const char *value);
 
 /* An entry of an OSSL_DISPATCH table. */
-#define HWOFF_FN(f) ((void (*)(void))(f))
+#define HWPROV_FN(f) ((void (*)(void))(f))
 
 /* Raise an error in OpenSSL's queue: "hwoffload: REASON-TEXT: detail". */
-#define HWOFF_RAISE(prov, reason, ...) \
-	hwoff_raise(prov, reason, __FILE__, __LINE__, __func__, __VA_ARGS__)
-void hwoff_raise(const struct hwoff_prov *prov, enum hwoff_reason reason, const char *file,
-		 int line, const char *func, const char *fmt, ...)
-	__attribute__((format(printf, 6, 7)));
+#define HWPROV_RAISE(prov, reason, ...) \
+	hwprov_raise(prov, reason, __FILE__, __LINE__, __func__, __VA_ARGS__)
+void hwprov_raise(const struct hwprov *prov, enum hwprov_reason reason, const char *file, int line,
+		  const char *func, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
 /*
  * The software tier (software.c): a child library context with the default provider in it;
  * 1, or 0 with the error raised. Tear-down undoes it.
  */
-int hwoff_software_set_up(struct hwoff_prov *prov, const OSSL_DISPATCH *in);
-void hwoff_software_tear_down(struct hwoff_prov *prov);
+int hwprov_software_set_up(struct hwprov *prov, const OSSL_DISPATCH *in);
+void hwprov_software_tear_down(struct hwprov *prov);
 
 /* The default provider's implementation of a row; NULL with an error raised. */
-const struct hwoff_software *hwoff_software_of(struct hwoff_prov *prov,
-					       const struct hwoff_alg *alg);
+const struct hwprov_software *hwprov_software_of(struct hwprov *prov, const struct hwoff_alg *alg);
 
 /*
  * Probe AF_ALG, discover the kernel's drivers, make the path table of the configured mode and
  * the router over it (routes.c). false with the error raised.
  */
-bool hwoff_routes_set_up(struct hwoff_prov *prov);
+bool hwprov_routes_set_up(struct hwprov *prov);
 
 /*
  * Where a request of size bytes goes: the router's answer (backend/router.h), cache may be NULL.
  * NULL, with the error raised, when the request must fail.
  */
-struct hwoff_path *hwoff_prov_route(struct hwoff_prov *prov, const struct hwoff_alg *alg,
-				    enum hwoff_direction direction, size_t size,
-				    struct hwoff_route_cache *cache);
+struct hwoff_path *hwprov_route(struct hwprov *prov, const struct hwoff_alg *alg,
+				enum hwoff_direction direction, size_t size,
+				struct hwoff_route_cache *cache);
 
 /*
  * A kernel path failed (setup or request, with the transport's message): the router's
  * hwoff_route_failed(), and the error raised when software does not redo the request.
  */
-bool hwoff_prov_kernel_failed(struct hwoff_prov *prov, struct hwoff_path *path,
-			      enum hwoff_fallback_reason why, const char *message);
+bool hwprov_kernel_failed(struct hwprov *prov, struct hwoff_path *path,
+			  enum hwoff_fallback_reason why, const char *message);
 
 /* mode pio or dma without the driver: raises the error and returns false. */
-bool hwoff_prov_can_serve(struct hwoff_prov *prov, const struct hwoff_alg *alg);
+bool hwprov_can_serve(struct hwprov *prov, const struct hwoff_alg *alg);
 
 /* Read the configuration: environment first, then the provider's section. config.c. */
-int hwoff_config_read(struct hwoff_prov *prov, const OSSL_DISPATCH *in);
-const char *hwoff_run_mode_name(enum hwoff_run_mode mode);
+int hwprov_config_read(struct hwprov *prov, const OSSL_DISPATCH *in);
+const char *hwprov_run_mode_name(enum hwprov_run_mode mode);
 
 /* The operations: functions shared by every row of their kind, and per row. */
-extern const OSSL_DISPATCH hwoff_cipher_functions[];
-extern const OSSL_DISPATCH hwoff_digest_functions[];
-void *hwoff_cipher_newctx(struct hwoff_prov *prov, const struct hwoff_alg *alg);
-void *hwoff_digest_newctx(struct hwoff_prov *prov, const struct hwoff_alg *alg);
-void hwoff_digest_free_spares(struct hwoff_prov *prov);
+extern const OSSL_DISPATCH hwprov_cipher_functions[];
+extern const OSSL_DISPATCH hwprov_digest_functions[];
+void *hwprov_cipher_newctx(struct hwprov *prov, const struct hwoff_alg *alg);
+void *hwprov_digest_newctx(struct hwprov *prov, const struct hwoff_alg *alg);
+void hwprov_digest_free_spares(struct hwprov *prov);
 /* The spare contexts' counts into the paths' counters, before the statistics are read. */
-void hwoff_digest_flush_spares(struct hwoff_prov *prov);
-int hwoff_cipher_get_params(const struct hwoff_alg *alg, OSSL_PARAM params[]);
-int hwoff_digest_get_params(const struct hwoff_alg *alg, OSSL_PARAM params[]);
+void hwprov_digest_flush_spares(struct hwprov *prov);
+int hwprov_cipher_get_params(const struct hwoff_alg *alg, OSSL_PARAM params[]);
+int hwprov_digest_get_params(const struct hwoff_alg *alg, OSSL_PARAM params[]);
 
 #endif

@@ -11,35 +11,35 @@
 /* ---- routes: the backend's router, and the errors its answers raise ---------------------------
  */
 
-struct hwoff_path *hwoff_prov_route(struct hwoff_prov *prov, const struct hwoff_alg *alg,
-				    enum hwoff_direction direction, size_t size,
-				    struct hwoff_route_cache *cache)
+struct hwoff_path *hwprov_route(struct hwprov *prov, const struct hwoff_alg *alg,
+				enum hwoff_direction direction, size_t size,
+				struct hwoff_route_cache *cache)
 {
 	char why[HWOFF_NAME_MAX + HWOFF_PROBE_REASON_MAX + 128];
 	struct hwoff_path *path =
 		hwoff_route(&prov->router, alg, direction, size, cache, why, sizeof(why));
 
 	if (!path)
-		HWOFF_RAISE(prov, HWOFF_R_KERNEL, "%s", why);
+		HWPROV_RAISE(prov, HWPROV_R_KERNEL, "%s", why);
 	return path;
 }
 
-bool hwoff_prov_kernel_failed(struct hwoff_prov *prov, struct hwoff_path *path,
-			      enum hwoff_fallback_reason why, const char *message)
+bool hwprov_kernel_failed(struct hwprov *prov, struct hwoff_path *path,
+			  enum hwoff_fallback_reason why, const char *message)
 {
 	if (hwoff_route_failed(&prov->router, path, why, true, message))
 		return true;
-	HWOFF_RAISE(prov, HWOFF_R_KERNEL, "%s (fallback is off)", message);
+	HWPROV_RAISE(prov, HWPROV_R_KERNEL, "%s (fallback is off)", message);
 	return false;
 }
 
-bool hwoff_prov_can_serve(struct hwoff_prov *prov, const struct hwoff_alg *alg)
+bool hwprov_can_serve(struct hwprov *prov, const struct hwoff_alg *alg)
 {
 	const char *why = prov->no_path[hwoff_alg_index(alg)];
 
 	if (!why[0])
 		return true;
-	HWOFF_RAISE(prov, HWOFF_R_NO_PATH, "%s", why);
+	HWPROV_RAISE(prov, HWPROV_R_NO_PATH, "%s", why);
 	return false;
 }
 
@@ -56,10 +56,10 @@ static enum hwoff_direction last_direction(const struct hwoff_alg *alg)
 }
 
 /* mode pio or dma: every size of every row to that driver of the engine, where it has one. */
-static bool force_engine_path(struct hwoff_prov *prov, struct hwoff_table *t,
+static bool force_engine_path(struct hwprov *prov, struct hwoff_table *t,
 			      enum hwoff_impl_class class)
 {
-	const char *mode = hwoff_run_mode_name(prov->config.mode);
+	const char *mode = hwprov_run_mode_name(prov->config.mode);
 	char err[256];
 
 	for (size_t a = 0; a < hwoff_alg_count; a++) {
@@ -86,7 +86,7 @@ static bool force_engine_path(struct hwoff_prov *prov, struct hwoff_table *t,
 		for (int dir = first_direction(alg); dir <= (int)last_direction(alg); dir++)
 			for (int obj = 0; obj < HWOFF_OBJECTIVE_COUNT; obj++)
 				if (hwoff_table_set(t, alg, dir, obj, &all, 1, err, sizeof(err))) {
-					HWOFF_RAISE(prov, HWOFF_R_INIT, "%s", err);
+					HWPROV_RAISE(prov, HWPROV_R_INIT, "%s", err);
 					return false;
 				}
 	}
@@ -94,7 +94,7 @@ static bool force_engine_path(struct hwoff_prov *prov, struct hwoff_table *t,
 }
 
 /* The calibrated table of the configuration's file, checked against this machine. */
-static struct hwoff_table *load_table_file(struct hwoff_prov *prov)
+static struct hwoff_table *load_table_file(struct hwprov *prov)
 {
 	struct hwoff_fingerprint machine;
 	struct hwoff_table *t;
@@ -102,7 +102,7 @@ static struct hwoff_table *load_table_file(struct hwoff_prov *prov)
 
 	t = hwoff_table_load(prov->config.table, err, sizeof(err));
 	if (!t) {
-		HWOFF_RAISE(prov, HWOFF_R_TABLE, "%s", err);
+		HWPROV_RAISE(prov, HWPROV_R_TABLE, "%s", err);
 		return NULL;
 	}
 	snprintf(prov->table_source, sizeof(prov->table_source), "%s", prov->config.table);
@@ -114,12 +114,12 @@ static struct hwoff_table *load_table_file(struct hwoff_prov *prov)
 }
 
 /* The table of the configured mode; NULL with an error raised. */
-static struct hwoff_table *table_of_mode(struct hwoff_prov *prov)
+static struct hwoff_table *table_of_mode(struct hwprov *prov)
 {
 	struct hwoff_table *t = NULL;
 
 	switch (prov->config.mode) {
-	case HWOFF_RUN_AUTO:
+	case HWPROV_RUN_AUTO:
 		if (prov->config.table[0]) {
 			t = load_table_file(prov);
 			if (!t)
@@ -146,17 +146,17 @@ static struct hwoff_table *table_of_mode(struct hwoff_prov *prov)
 			 "driver from there where one is found)",
 			 HWOFF_DEFAULT_CIPHER_CUTOFF, HWOFF_DEFAULT_DIGEST_CUTOFF);
 		break;
-	case HWOFF_RUN_SOFTWARE:
+	case HWPROV_RUN_SOFTWARE:
 		t = hwoff_table_new();
 		snprintf(prov->table_source, sizeof(prov->table_source), "none (mode=software)");
 		break;
-	case HWOFF_RUN_PIO:
-	case HWOFF_RUN_DMA:
+	case HWPROV_RUN_PIO:
+	case HWPROV_RUN_DMA:
 		t = hwoff_table_new();
 		snprintf(prov->table_source, sizeof(prov->table_source), "none (mode=%s)",
-			 hwoff_run_mode_name(prov->config.mode));
+			 hwprov_run_mode_name(prov->config.mode));
 		if (t && !force_engine_path(prov, t,
-					    prov->config.mode == HWOFF_RUN_PIO
+					    prov->config.mode == HWPROV_RUN_PIO
 						    ? HWOFF_IMPL_ENGINE_PIO
 						    : HWOFF_IMPL_ENGINE_DMA)) {
 			hwoff_table_free(t);
@@ -165,12 +165,12 @@ static struct hwoff_table *table_of_mode(struct hwoff_prov *prov)
 		break;
 	}
 	if (!t)
-		HWOFF_RAISE(prov, HWOFF_R_OUT_OF_MEMORY, "for the path table");
+		HWPROV_RAISE(prov, HWPROV_R_OUT_OF_MEMORY, "for the path table");
 	return t;
 }
 
 /* What this machine offers, the table of the configured mode, and the router over it. */
-bool hwoff_routes_set_up(struct hwoff_prov *prov)
+bool hwprov_routes_set_up(struct hwprov *prov)
 {
 	struct hwoff_table *t;
 	char err[512];
@@ -178,7 +178,7 @@ bool hwoff_routes_set_up(struct hwoff_prov *prov)
 	hwoff_probe_afalg(&prov->probe);
 	prov->discovery = calloc(1, sizeof(*prov->discovery));
 	if (!prov->discovery) {
-		HWOFF_RAISE(prov, HWOFF_R_OUT_OF_MEMORY, "for the discovery");
+		HWPROV_RAISE(prov, HWPROV_R_OUT_OF_MEMORY, "for the discovery");
 		return false;
 	}
 	if (hwoff_discover(prov->discovery, err, sizeof(err)))
@@ -188,7 +188,7 @@ bool hwoff_routes_set_up(struct hwoff_prov *prov)
 		return false;
 	if (hwoff_router_init(&prov->router, t, prov->config.objective, prov->config.fallback,
 			      prov->config.retry_ms)) {
-		HWOFF_RAISE(prov, HWOFF_R_OUT_OF_MEMORY, "for the router");
+		HWPROV_RAISE(prov, HWPROV_R_OUT_OF_MEMORY, "for the router");
 		return false;
 	}
 	return true;

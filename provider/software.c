@@ -19,7 +19,7 @@ static bool first_name_is(const char *names, const char *name)
 	return strlen(name) == len && strncasecmp(names, name, len) == 0;
 }
 
-static void take_software_cipher_functions(struct hwoff_software *sw, const OSSL_DISPATCH *fn)
+static void take_software_cipher_functions(struct hwprov_software *sw, const OSSL_DISPATCH *fn)
 {
 	for (; fn->function_id; fn++) {
 		switch (fn->function_id) {
@@ -57,7 +57,7 @@ static void take_software_cipher_functions(struct hwoff_software *sw, const OSSL
 	}
 }
 
-static void take_software_digest_functions(struct hwoff_software *sw, const OSSL_DISPATCH *fn)
+static void take_software_digest_functions(struct hwprov_software *sw, const OSSL_DISPATCH *fn)
 {
 	for (; fn->function_id; fn++) {
 		switch (fn->function_id) {
@@ -108,9 +108,9 @@ static void software_lock_hold_across_fork(void)
 }
 
 /* Under software_lock: the default provider's entry for alg, and the functions we call. */
-static int find_software(struct hwoff_prov *prov, const struct hwoff_alg *alg)
+static int find_software(struct hwprov *prov, const struct hwoff_alg *alg)
 {
-	struct hwoff_software *sw = &prov->software[hwoff_alg_index(alg)];
+	struct hwprov_software *sw = &prov->software[hwoff_alg_index(alg)];
 	bool digest = hwoff_alg_is_digest(alg);
 	const OSSL_ALGORITHM *a;
 	int no_cache;
@@ -147,7 +147,7 @@ static int find_software(struct hwoff_prov *prov, const struct hwoff_alg *alg)
 	       sw->cipher.set_ctx_params;
 }
 
-const struct hwoff_software *hwoff_software_of(struct hwoff_prov *prov, const struct hwoff_alg *alg)
+const struct hwprov_software *hwprov_software_of(struct hwprov *prov, const struct hwoff_alg *alg)
 {
 	size_t row = hwoff_alg_index(alg);
 	int found;
@@ -161,7 +161,7 @@ const struct hwoff_software *hwoff_software_of(struct hwoff_prov *prov, const st
 	software_lock_give();
 	if (found)
 		return &prov->software[row];
-	HWOFF_RAISE(prov, HWOFF_R_SOFTWARE, "the default provider has no %s", alg->name);
+	HWPROV_RAISE(prov, HWPROV_R_SOFTWARE, "the default provider has no %s", alg->name);
 	return NULL;
 }
 
@@ -170,19 +170,19 @@ const struct hwoff_software *hwoff_software_of(struct hwoff_prov *prov, const st
  * child sees the providers the application loaded; the default one is loaded into it as well,
  * for applications that load only hwoffload.
  */
-int hwoff_software_set_up(struct hwoff_prov *prov, const OSSL_DISPATCH *in)
+int hwprov_software_set_up(struct hwprov *prov, const OSSL_DISPATCH *in)
 {
 	pthread_once(&software_lock_atfork, software_lock_hold_across_fork);
 	prov->libctx = OSSL_LIB_CTX_new_child(prov->handle, in);
 	if (!prov->libctx) {
-		HWOFF_RAISE(prov, HWOFF_R_INIT, "no child library context for the software tier");
+		HWPROV_RAISE(prov, HWPROV_R_INIT, "no child library context for the software tier");
 		return 0;
 	}
 	if (!OSSL_PROVIDER_available(prov->libctx, "default")) {
 		prov->default_provider = OSSL_PROVIDER_load(prov->libctx, "default");
 		if (!prov->default_provider) {
-			HWOFF_RAISE(
-				prov, HWOFF_R_INIT,
+			HWPROV_RAISE(
+				prov, HWPROV_R_INIT,
 				"OpenSSL's default provider does not load: hwoffload's software "
 				"tier needs it");
 			return 0;
@@ -191,7 +191,7 @@ int hwoff_software_set_up(struct hwoff_prov *prov, const OSSL_DISPATCH *in)
 	return 1;
 }
 
-void hwoff_software_tear_down(struct hwoff_prov *prov)
+void hwprov_software_tear_down(struct hwprov *prov)
 {
 	for (int digest = 0; digest < 2; digest++)
 		if (prov->software_algorithms[digest])
