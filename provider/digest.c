@@ -72,8 +72,8 @@ static int append(struct digest_ctx *c, const void *data, size_t len)
 			cap *= 2;
 		buf = OPENSSL_malloc(cap);
 		if (!buf) {
-			HWPROV_RAISE(c->prov, HWPROV_R_BAD_ARGUMENT,
-				     "%s: out of memory for %zu bytes", c->alg->name, cap);
+			HWPROV_RAISE(c->prov, HWPROV_R_OUT_OF_MEMORY, "%s: a buffer of %zu bytes",
+				     c->alg->name, cap);
 			return 0;
 		}
 		memcpy(buf, c->buf, c->buf_len);
