@@ -111,6 +111,22 @@ static enum kernel_outcome kernel_crypt(struct cipher_ctx *c, struct hwoff_path 
 	return KERNEL_DONE;
 }
 
+/* The default provider's functions and context for this stream, made on first use. */
+static int software_context(struct cipher_ctx *c)
+{
+	if (!c->sw)
+		c->sw = hwprov_software_of(c->prov, c->alg);
+	if (!c->sw)
+		return 0;
+	if (!c->software)
+		c->software = c->sw->cipher.newctx(c->sw->provctx);
+	if (c->software)
+		return 1;
+	HWPROV_RAISE(c->prov, HWPROV_R_SOFTWARE, "%s: no context of the default provider",
+		     c->alg->name);
+	return 0;
+}
+
 int cipher_software_crypt(struct cipher_ctx *c, const unsigned char *in, unsigned char *out,
 			  size_t len)
 {
@@ -118,11 +134,8 @@ int cipher_software_crypt(struct cipher_ctx *c, const unsigned char *in, unsigne
 	size_t iv_len = c->alg->iv_bytes, outl;
 	OSSL_FUNC_cipher_encrypt_init_fn *init;
 
-	if (!c->sw) {
-		c->sw = hwprov_software_of(c->prov, c->alg);
-		if (!c->sw)
-			return 0;
-	}
+	if (!software_context(c))
+		return 0;
 	init = c->encrypt ? c->sw->cipher.encrypt_init : c->sw->cipher.decrypt_init;
 	if (!c->software_keyed) {
 		unsigned int no_padding = 0;
@@ -131,10 +144,7 @@ int cipher_software_crypt(struct cipher_ctx *c, const unsigned char *in, unsigne
 			OSSL_PARAM_END,
 		};
 
-		if (!c->software)
-			c->software = c->sw->cipher.newctx(c->sw->provctx);
-		if (!c->software ||
-		    !init(c->software, c->key, c->alg->key_bytes, iv, iv_len, params))
+		if (!init(c->software, c->key, c->alg->key_bytes, iv, iv_len, params))
 			goto fail;
 		c->software_keyed = true;
 	} else if (c->chain_holder != CHAIN_SOFTWARE && iv &&
@@ -192,16 +202,10 @@ int cipher_enter_delegation(struct cipher_ctx *c)
 	unsigned char none[HWOFF_AES_BLOCK];
 	size_t outl;
 
-	if (!c->sw) {
-		c->sw = hwprov_software_of(c->prov, c->alg);
-		if (!c->sw)
-			return 0;
-	}
-	if (!c->software)
-		c->software = c->sw->cipher.newctx(c->sw->provctx);
+	if (!software_context(c))
+		return 0;
 	init = c->encrypt ? c->sw->cipher.encrypt_init : c->sw->cipher.decrypt_init;
-	if (!c->software ||
-	    !init(c->software, c->keyed && !c->software_keyed ? c->key : NULL, c->alg->key_bytes,
+	if (!init(c->software, c->keyed && !c->software_keyed ? c->key : NULL, c->alg->key_bytes,
 		  c->alg->iv_bytes ? c->chain : NULL, c->alg->iv_bytes, params) ||
 	    (c->buf_len &&
 	     (!c->sw->cipher.update(c->software, none, &outl, sizeof(none), c->buf, c->buf_len) ||
