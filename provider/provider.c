@@ -21,6 +21,8 @@
 #include <openssl/provider.h>
 
 #include "config.h"
+#include "backend/fingerprint.h"
+#include "backend/table_file.h"
 #include "backend/text.h"
 #include "provider/provider.h"
 
