@@ -21,8 +21,10 @@
 
 #include "backend/algs.h"
 #include "backend/discover.h"
+#include "backend/fingerprint.h"
 #include "backend/probe.h"
 #include "backend/table.h"
+#include "backend/table_file.h"
 
 #define WARNINGS_MAX 4096
 

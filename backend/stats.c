@@ -4,11 +4,6 @@
 #include "backend/stats.h"
 #include "backend/text.h"
 
-void hwoff_count_request(struct hwoff_counters *c, size_t bytes)
-{
-	hwoff_count_requests(c, 1, bytes);
-}
-
 void hwoff_count_requests(struct hwoff_counters *c, uint64_t requests, uint64_t bytes)
 {
 	atomic_fetch_add_explicit(&c->requests, requests, memory_order_relaxed);

@@ -44,7 +44,6 @@ struct hwoff_counts {
 	uint64_t unusable_ns;
 };
 
-void hwoff_count_request(struct hwoff_counters *c, size_t bytes);
 /* Several requests at once: a caller that tallies its own requests adds them in batches. */
 void hwoff_count_requests(struct hwoff_counters *c, uint64_t requests, uint64_t bytes);
 void hwoff_count_error(struct hwoff_counters *c);

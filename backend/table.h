@@ -3,10 +3,11 @@
  *
  * For each (algorithm, key size, direction, objective) the table holds ordered size ranges, each
  * sent to a path: software (OpenSSL's default provider) or a kernel driver by name. The
- * calibration writes it in the text format of backend/TABLE.md; without one, hwoff_table_default()
- * gives conservative cut-offs for a discovered engine. The table's structure is fixed once built;
- * what changes at run time is lock-free: a path can be taken out of service (for good, or after a
- * failure until a back-off has passed), and its counters count.
+ * calibration writes it in the text format of backend/TABLE.md (table_file.h), with the
+ * machine's fingerprint (fingerprint.h); without one, hwoff_table_default() gives conservative
+ * cut-offs for a discovered engine. The table's structure is fixed once built; what changes at
+ * run time is lock-free: a path can be taken out of service (for good, or after a failure until
+ * a back-off has passed), and its counters count.
  */
 #ifndef HWOFF_BACKEND_TABLE_H
 #define HWOFF_BACKEND_TABLE_H
@@ -14,18 +15,15 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
-#include <stdio.h>
 
 #include "backend/algs.h"
 #include "backend/discover.h"
+#include "backend/fingerprint.h" /* and HWOFF_PATHS_MAX */
 #include "backend/stats.h"
 
-#define HWOFF_TABLE_MAGIC   "hwoffload-path-table"
-#define HWOFF_TABLE_VERSION 1
-#define HWOFF_SOFTWARE	    "software" /* the path name of OpenSSL's default provider */
-#define HWOFF_RANGES_MAX    8 /* per entry */
-#define HWOFF_PATHS_MAX	    32 /* distinct paths per table, software included: 19 for our engine */
-#define HWOFF_SIZE_LIMIT    (1UL << 30) /* no range starts past 1 GiB: surely a typo */
+#define HWOFF_SOFTWARE	 "software" /* the path name of OpenSSL's default provider */
+#define HWOFF_RANGES_MAX 8 /* per entry */
+#define HWOFF_SIZE_LIMIT (1UL << 30) /* no range starts past 1 GiB: surely a typo */
 
 /* Built-in cut-offs when no table was calibrated: upstream omap-aes and omap-sham. */
 #define HWOFF_DEFAULT_CIPHER_CUTOFF 200 /* omap-aes aes_fallback_sz */
@@ -70,27 +68,29 @@ struct hwoff_entry {
 	struct hwoff_range ranges[HWOFF_RANGES_MAX];
 };
 
-struct hwoff_fingerprint_driver {
-	char driver[HWOFF_NAME_MAX];
-	char module[HWOFF_MODULE_NAME_MAX]; /* "kernel" when built in */
-	char version[64]; /* /sys/module/MODULE/version or srcversion, or "-" */
-};
-
-/* What a calibration depends on; empty strings are "not recorded". */
-struct hwoff_fingerprint {
-	char kernel[65]; /* uname -r */
-	char cpu[128]; /* /proc/cpuinfo model name, blanks collapsed */
-	size_t driver_count;
-	struct hwoff_fingerprint_driver drivers[HWOFF_PATHS_MAX];
-};
-
 /* Read the fields; change it only through the functions below. */
 struct hwoff_table {
 	struct hwoff_fingerprint fingerprint;
 	unsigned int path_count;
 	struct hwoff_path paths[HWOFF_PATHS_MAX]; /* paths[0] is software */
-	struct hwoff_entry *entries; /* hwoff_alg_count x directions x objectives */
+	struct hwoff_entry *entries; /* HWOFF_TABLE_ENTRY_COUNT, see hwoff_table_entry_index() */
 };
+
+/* One entry per (algorithm, direction, objective): where each is in entries[], and whose. */
+#define HWOFF_TABLE_ENTRY_COUNT (hwoff_alg_count * HWOFF_DIRECTION_COUNT * HWOFF_OBJECTIVE_COUNT)
+
+static inline size_t hwoff_table_entry_index(const struct hwoff_alg *alg,
+					     enum hwoff_direction direction,
+					     enum hwoff_objective objective)
+{
+	return (hwoff_alg_index(alg) * HWOFF_DIRECTION_COUNT + direction) * HWOFF_OBJECTIVE_COUNT +
+	       objective;
+}
+
+static inline const struct hwoff_alg *hwoff_table_entry_alg(size_t index)
+{
+	return &hwoff_algs[index / (HWOFF_DIRECTION_COUNT * HWOFF_OBJECTIVE_COUNT)];
+}
 
 /* Where hwoff_decide() sends a request. */
 struct hwoff_choice {
@@ -148,17 +148,6 @@ int hwoff_table_set(struct hwoff_table *t, const struct hwoff_alg *alg,
 struct hwoff_table *hwoff_table_default(const struct hwoff_discovery *d);
 
 /*
- * Read the format of backend/TABLE.md. source names the input in errors, which read
- * "SOURCE:LINE: reason". Returns the table, or NULL with err filled.
- */
-struct hwoff_table *hwoff_table_read(FILE *in, const char *source, char *err, size_t err_len);
-struct hwoff_table *hwoff_table_load(const char *path, char *err, size_t err_len);
-
-/* Write t so that hwoff_table_read() gives it back; comment (may be NULL, may have several
- * lines) goes first as "# " lines. Returns 0, or -1 when out fails. */
-int hwoff_table_write(const struct hwoff_table *t, FILE *out, const char *comment);
-
-/*
  * Mark a path unusable for good (no AF_ALG, no such driver): later decisions send its requests
  * to software. The first reason is kept; software cannot be marked. Returns whether this call
  * marked it. Lock-free.
@@ -197,23 +186,20 @@ void hwoff_table_mark_kernel_paths_unusable(struct hwoff_table *t, const char *r
 size_t hwoff_table_check_drivers(struct hwoff_table *t, const struct hwoff_discovery *d,
 				 char *warnings, size_t warnings_len);
 
-/* This machine's fingerprint for t: kernel, CPU, and the module of each driver t names. */
-void hwoff_fingerprint_machine(struct hwoff_fingerprint *fp, const struct hwoff_table *t,
-			       const struct hwoff_discovery *d);
-
-/*
- * Compare the table's fingerprint with the machine's: appends one warning line per difference
- * (or per missing record) to warnings and returns their number; 0 is a match.
- */
-size_t hwoff_fingerprint_compare(const struct hwoff_fingerprint *table_fp,
-				 const struct hwoff_fingerprint *machine_fp, char *warnings,
-				 size_t warnings_len);
-
 /* Append one hwoff_counters_format() line per path, and "NAME unusable: REASON" if it is. */
 void hwoff_table_format_stats(const struct hwoff_table *t, char *buf, size_t size);
 
 /* "encrypt", "decrypt", "digest"; "throughput", "cpu". */
+extern const char *const hwoff_direction_names[HWOFF_DIRECTION_COUNT];
+extern const char *const hwoff_objective_names[HWOFF_OBJECTIVE_COUNT];
+/* The same, "?" for a value out of range. */
 const char *hwoff_direction_name(enum hwoff_direction direction);
 const char *hwoff_objective_name(enum hwoff_objective objective);
+
+/* Whether alg takes direction: digest for a digest, encrypt and decrypt for a cipher. */
+bool hwoff_direction_fits(const struct hwoff_alg *alg, enum hwoff_direction direction);
+
+/* A kernel driver name: letters, digits, - _ . , and balanced parentheses ("cbc(aes-generic)"). */
+bool hwoff_driver_name_valid(const char *name);
 
 #endif

@@ -32,6 +32,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend/fingerprint.h"
 #include "backend/probe.h"
 #include "backend/text.h"
 #include "backend/transport.h"

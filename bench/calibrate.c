@@ -23,6 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend/table_file.h"
 #include "backend/text.h"
 #include "bench/calibrate.h"
 #include "config.h"

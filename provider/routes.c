@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "backend/fingerprint.h"
+#include "backend/table_file.h"
 #include "backend/text.h"
 #include "provider/provider.h"
 

@@ -33,6 +33,7 @@
 #include "backend/algs.h"
 #include "backend/discover.h"
 #include "backend/table.h"
+#include "backend/table_file.h"
 #include "test/providerutil.h"
 #include "test/testutil.h"
 

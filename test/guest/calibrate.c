@@ -14,6 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "backend/fingerprint.h"
+#include "backend/table_file.h"
 #include "bench/calibrate.h"
 #include "test/testutil.h"
 

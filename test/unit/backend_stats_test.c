@@ -16,7 +16,7 @@ static void *count(void *arg)
 	struct hwoff_counters *c = arg;
 
 	for (int i = 0; i < ROUNDS; i++) {
-		hwoff_count_request(c, 16);
+		hwoff_count_requests(c, 1, 16);
 		if (i % 4 == 0)
 			hwoff_count_error(c);
 		if (i % 8 == 0)
@@ -51,8 +51,8 @@ START_TEST(test_format)
 	char buf[512] = "";
 	char tiny[16] = "";
 
-	hwoff_count_request(&c, 100);
-	hwoff_count_request(&c, 28);
+	hwoff_count_requests(&c, 1, 100);
+	hwoff_count_requests(&c, 1, 28);
 	hwoff_count_fallback(&c, HWOFF_FALLBACK_PATH_UNUSABLE);
 	hwoff_count_fallback(&c, HWOFF_FALLBACK_SETUP_FAILED);
 	hwoff_count_fallback(&c, HWOFF_FALLBACK_REASON_COUNT); /* not a reason: ignored */
@@ -81,11 +81,11 @@ START_TEST(test_table_report)
 					 sizeof(err)),
 			 0);
 	choice = hwoff_decide(t, cbc, HWOFF_ENCRYPT, 4096, HWOFF_THROUGHPUT);
-	hwoff_count_request(&choice.path->counters, 4096);
+	hwoff_count_requests(&choice.path->counters, 1, 4096);
 	hwoff_path_mark_unusable(choice.path, "bind: No such file or directory");
 	choice = hwoff_decide(t, cbc, HWOFF_ENCRYPT, 4096, HWOFF_THROUGHPUT);
 	hwoff_count_fallback(&choice.unusable->counters, HWOFF_FALLBACK_PATH_UNUSABLE);
-	hwoff_count_request(&choice.path->counters, 4096);
+	hwoff_count_requests(&choice.path->counters, 1, 4096);
 
 	hwoff_table_format_stats(t, buf, sizeof(buf));
 	ck_assert_str_eq(buf,

@@ -10,7 +10,9 @@
 #include <sys/utsname.h>
 #include <time.h>
 
+#include "backend/fingerprint.h"
 #include "backend/table.h"
+#include "backend/table_file.h"
 #include "test/unit/backend_test.h"
 
 static struct hwoff_table *load_table(const char *name)
