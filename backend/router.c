@@ -1,7 +1,6 @@
 /*
  * router.c - the one router (router.h).
  */
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -35,20 +34,14 @@ static size_t settled_from(struct hwoff_router *r, const struct hwoff_alg *alg)
 	return from;
 }
 
-int hwoff_router_init(struct hwoff_router *r, struct hwoff_table *t, enum hwoff_objective objective,
-		      bool fallback, unsigned int retry_ms)
+void hwoff_router_init(struct hwoff_router *r, struct hwoff_table *t,
+		       enum hwoff_objective objective, bool fallback, unsigned int retry_ms)
 {
 	*r = (struct hwoff_router){ .table = t,
 				    .objective = objective,
 				    .fallback = fallback,
 				    .retry_ns = retry_ms * 1000000ull };
-	r->software_below = calloc(hwoff_alg_count, sizeof(*r->software_below));
-	r->settled_from = calloc(hwoff_alg_count, sizeof(*r->settled_from));
-	if (!t || !r->software_below || !r->settled_from) {
-		hwoff_router_fini(r);
-		return -ENOMEM;
-	}
-	for (size_t row = 0; row < hwoff_alg_count; row++) {
+	for (size_t row = 0; row < HWOFF_ALG_COUNT; row++) {
 		const struct hwoff_alg *alg = &hwoff_algs[row];
 
 		if (hwoff_alg_is_digest(alg)) {
@@ -59,29 +52,21 @@ int hwoff_router_init(struct hwoff_router *r, struct hwoff_table *t, enum hwoff_
 		r->software_below[row][0] = software_below(r, alg, HWOFF_ENCRYPT);
 		r->software_below[row][1] = software_below(r, alg, HWOFF_DECRYPT);
 	}
-	return 0;
 }
 
 void hwoff_router_fini(struct hwoff_router *r)
 {
 	hwoff_table_free(r->table);
-	free(r->software_below);
-	free(r->settled_from);
-	*r = (struct hwoff_router){ 0 };
+	r->table = NULL;
 }
 
-struct hwoff_path *hwoff_route(struct hwoff_router *r, const struct hwoff_alg *alg,
-			       enum hwoff_direction direction, size_t size,
-			       struct hwoff_route_cache *cache, char *why, size_t why_len)
+struct hwoff_path *hwoff_route_by_table(struct hwoff_router *r, const struct hwoff_alg *alg,
+					enum hwoff_direction direction, size_t size,
+					struct hwoff_route_cache *cache,
+					struct hwoff_path **refused)
 {
-	struct hwoff_choice c;
-	long long retry_in;
+	struct hwoff_choice c = hwoff_decide(r->table, alg, direction, size, r->objective);
 
-	if (size < hwoff_router_software_below(r, alg, direction))
-		return hwoff_router_software(r);
-	if (cache && size >= cache->from && size < cache->to && hwoff_path_usable(cache->path))
-		return cache->path;
-	c = hwoff_decide(r->table, alg, direction, size, r->objective);
 	if (cache)
 		*cache = (struct hwoff_route_cache){ c.unusable ? c.unusable : c.path, c.from,
 						     c.to };
@@ -91,17 +76,22 @@ struct hwoff_path *hwoff_route(struct hwoff_router *r, const struct hwoff_alg *a
 		hwoff_count_fallback(&c.unusable->counters, HWOFF_FALLBACK_PATH_UNUSABLE);
 		return c.path;
 	}
-	retry_in = hwoff_path_retry_in_ms(c.unusable);
-	if (retry_in >= 0)
-		snprintf(why, why_len,
-			 "%s is out of service and fallback is off: %s (next try in %lld ms)",
-			 c.unusable->name, hwoff_path_unusable_reason(c.unusable), retry_in);
-	else
-		snprintf(why, why_len, "%s is unusable and fallback is off: %s", c.unusable->name,
-			 hwoff_path_unusable_reason(c.unusable));
+	*refused = c.unusable;
 	return NULL;
 }
 
+void hwoff_route_refusal(const struct hwoff_path *refused, char *why, size_t why_len)
+{
+	long long retry_in = hwoff_path_retry_in_ms(refused);
+
+	if (retry_in >= 0)
+		snprintf(why, why_len,
+			 "%s is out of service and fallback is off: %s (next try in %lld ms)",
+			 refused->name, hwoff_path_unusable_reason(refused), retry_in);
+	else
+		snprintf(why, why_len, "%s is unusable and fallback is off: %s", refused->name,
+			 hwoff_path_unusable_reason(refused));
+}
 bool hwoff_route_failed(struct hwoff_router *r, struct hwoff_path *path,
 			enum hwoff_fallback_reason why, bool can_redo, const char *message)
 {

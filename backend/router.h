@@ -33,8 +33,8 @@ struct hwoff_router {
 	 * for every message of settled_from[row] bytes or more. Noted once, as at 16 bytes asking
 	 * the table per request costs a tenth of the request under TCG.
 	 */
-	size_t (*software_below)[2];
-	size_t *settled_from;
+	size_t software_below[HWOFF_ALG_COUNT][2];
+	size_t settled_from[HWOFF_ALG_COUNT];
 };
 
 /* A caller's last answer, for the sizes it holds: [from, to) while path stays usable. */
@@ -44,21 +44,12 @@ struct hwoff_route_cache {
 };
 
 /*
- * The router takes t (freed by hwoff_router_fini(), also on failure) and notes its sizes.
- * retry_ms is the first back-off of a failed path. Returns 0 or -ENOMEM.
+ * The router takes t (freed by hwoff_router_fini()) and notes its sizes. retry_ms is the first
+ * back-off of a failed path.
  */
-int hwoff_router_init(struct hwoff_router *r, struct hwoff_table *t, enum hwoff_objective objective,
-		      bool fallback, unsigned int retry_ms);
+void hwoff_router_init(struct hwoff_router *r, struct hwoff_table *t,
+		       enum hwoff_objective objective, bool fallback, unsigned int retry_ms);
 void hwoff_router_fini(struct hwoff_router *r);
-
-/*
- * The path that serves a request of size bytes. cache, which may be NULL, keeps the answer while
- * it holds. When the table's path is out of service it counts a fallback and returns software;
- * or, with fallback off, returns NULL and says why in why (the request must fail).
- */
-struct hwoff_path *hwoff_route(struct hwoff_router *r, const struct hwoff_alg *alg,
-			       enum hwoff_direction direction, size_t size,
-			       struct hwoff_route_cache *cache, char *why, size_t why_len);
 
 /*
  * A kernel path failed a request (why: its setup or the request itself; message: the
@@ -89,5 +80,32 @@ static inline size_t hwoff_router_settled_from(const struct hwoff_router *r,
 {
 	return r->settled_from[hwoff_alg_index(alg)];
 }
+
+/* hwoff_route() past the sizes noted at init and the caller's cache: the table decides. */
+struct hwoff_path *hwoff_route_by_table(struct hwoff_router *r, const struct hwoff_alg *alg,
+					enum hwoff_direction direction, size_t size,
+					struct hwoff_route_cache *cache,
+					struct hwoff_path **refused);
+
+/*
+ * The path that serves a request of size bytes. cache, which may be NULL, keeps the answer while
+ * it holds. When the table's path is out of service it counts a fallback and returns software;
+ * or, with fallback off, returns NULL with that path in *refused (the request must fail; see
+ * hwoff_route_refusal()). Inline up to the table: at 16 bytes a call is a tenth of a request.
+ */
+static inline struct hwoff_path *hwoff_route(struct hwoff_router *r, const struct hwoff_alg *alg,
+					     enum hwoff_direction direction, size_t size,
+					     struct hwoff_route_cache *cache,
+					     struct hwoff_path **refused)
+{
+	if (size < hwoff_router_software_below(r, alg, direction))
+		return hwoff_router_software(r);
+	if (cache && size >= cache->from && size < cache->to && hwoff_path_usable(cache->path))
+		return cache->path;
+	return hwoff_route_by_table(r, alg, direction, size, cache, refused);
+}
+
+/* Why hwoff_route() refused a request: the path, its reason, and its next try. */
+void hwoff_route_refusal(const struct hwoff_path *refused, char *why, size_t why_len);
 
 #endif

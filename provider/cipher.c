@@ -172,6 +172,41 @@ int cipher_check_room(struct cipher_ctx *c, size_t need, size_t outsize)
 	return 0;
 }
 
+/* EVP_CipherUpdate() on the default provider's context, counted. */
+static int delegated_update(struct cipher_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
+			    const unsigned char *in, size_t inl)
+{
+	/* Mirror what the default provider keeps back; before it runs, as in may be out. */
+	if (!cipher_is_ctr(c) && inl) {
+		size_t total = c->buf_len + inl, keep = cipher_bytes_kept(c, total);
+
+		if (total <= keep) {
+			memcpy(c->buf + c->buf_len, in, inl);
+			c->buf_len = total;
+		} else {
+			if (keep)
+				memcpy(c->buf, in + inl - keep, keep);
+			c->buf_len = keep;
+		}
+	}
+	if (!c->sw->cipher.update(c->software, out, outl, outsize, in, inl))
+		return 0;
+	if (inl)
+		hwprov_tally_add(&c->tally, hwoff_router_software(&c->prov->router), inl);
+	return 1;
+}
+
+/* EVP_Cipher() on the default provider's context, counted. */
+static int delegated_cipher(struct cipher_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
+			    const unsigned char *in, size_t inl)
+{
+	if (!c->sw->cipher.cipher(c->software, out, outl, outsize, in, inl))
+		return 0;
+	if (inl)
+		hwprov_tally_add(&c->tally, hwoff_router_software(&c->prov->router), inl);
+	return 1;
+}
+
 static int cipher_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
 			 const unsigned char *in, size_t inl)
 {
@@ -181,7 +216,7 @@ static int cipher_update(void *vctx, unsigned char *out, size_t *outl, size_t ou
 		return 0;
 	switch (cipher_server_for(c, c->buf_len + inl)) {
 	case CIPHER_DELEGATED:
-		return cipher_delegated_update(c, out, outl, outsize, in, inl);
+		return delegated_update(c, out, outl, outsize, in, inl);
 	case CIPHER_SERVER_FAILED:
 		return 0;
 	case CIPHER_OWN_PATHS:
@@ -220,7 +255,7 @@ static int cipher_cipher(void *vctx, unsigned char *out, size_t *outl, size_t ou
 	struct cipher_ctx *c = vctx;
 
 	if (c->tls)
-		return cipher_delegated_cipher(c, out, outl, outsize, in, inl);
+		return delegated_cipher(c, out, outl, outsize, in, inl);
 	if (!check_call(c, out, in, inl) || !cipher_check_room(c, inl, outsize))
 		return 0;
 	/* Stricter than OpenSSL's own ECB and CBC, which process the whole blocks and say nothing.
@@ -232,7 +267,7 @@ static int cipher_cipher(void *vctx, unsigned char *out, size_t *outl, size_t ou
 	}
 	switch (cipher_server_for(c, inl)) {
 	case CIPHER_DELEGATED:
-		return cipher_delegated_cipher(c, out, outl, outsize, in, inl);
+		return delegated_cipher(c, out, outl, outsize, in, inl);
 	case CIPHER_SERVER_FAILED:
 		return 0;
 	case CIPHER_OWN_PATHS:

@@ -90,7 +90,15 @@ int cipher_check_room(struct cipher_ctx *c, size_t need, size_t outsize);
 /* ---- cipher_block.c: ECB and CBC --------------------------------------------------------- */
 
 /* The bytes a stream of total bytes keeps back for later (as OpenSSL does). */
-size_t cipher_bytes_kept(const struct cipher_ctx *c, size_t total);
+static inline size_t cipher_bytes_kept(const struct cipher_ctx *c, size_t total)
+{
+	size_t keep = total % HWOFF_AES_BLOCK;
+
+	/* Decrypting with padding keeps the last whole block too: only final() knows it is last. */
+	if (!c->encrypt && c->padding && !keep)
+		keep = HWOFF_AES_BLOCK;
+	return keep;
+}
 /* Whole blocks go now, the rest waits in buf. */
 int cipher_block_update(struct cipher_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
 			const unsigned char *in, size_t inl);
@@ -130,13 +138,15 @@ enum cipher_server {
 	CIPHER_OWN_PATHS, /* cipher_crypt() (the delegation left) */
 	CIPHER_SERVER_FAILED, /* entering or leaving failed: error raised */
 };
-enum cipher_server cipher_server_for(struct cipher_ctx *c, size_t size);
+/* cipher_server_for() when the answer may change: enters or leaves the delegation. */
+enum cipher_server cipher_server_change(struct cipher_ctx *c, size_t size);
+static inline enum cipher_server cipher_server_for(struct cipher_ctx *c, size_t size)
+{
+	if (c->delegated && size < c->delegate_below)
+		return CIPHER_DELEGATED; /* a small stream's every call: no function call more */
+	return cipher_server_change(c, size);
+}
 int cipher_enter_delegation(struct cipher_ctx *c);
 int cipher_leave_delegation(struct cipher_ctx *c);
-/* EVP_CipherUpdate() and EVP_Cipher() on the default provider's context, counted. */
-int cipher_delegated_update(struct cipher_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
-			    const unsigned char *in, size_t inl);
-int cipher_delegated_cipher(struct cipher_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
-			    const unsigned char *in, size_t inl);
 
 #endif

@@ -8,16 +8,6 @@
 
 #include "provider/cipher.h"
 
-size_t cipher_bytes_kept(const struct cipher_ctx *c, size_t total)
-{
-	size_t keep = total % HWOFF_AES_BLOCK;
-
-	/* Decrypting with padding keeps the last whole block too: only final() knows it is last. */
-	if (!c->encrypt && c->padding && !keep)
-		keep = HWOFF_AES_BLOCK;
-	return keep;
-}
-
 int cipher_block_update(struct cipher_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
 			const unsigned char *in, size_t inl)
 {

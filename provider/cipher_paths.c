@@ -240,7 +240,7 @@ int cipher_leave_delegation(struct cipher_ctx *c)
 	return 0;
 }
 
-enum cipher_server cipher_server_for(struct cipher_ctx *c, size_t size)
+enum cipher_server cipher_server_change(struct cipher_ctx *c, size_t size)
 {
 	if (size >= c->delegate_below)
 		return cipher_leave_delegation(c) ? CIPHER_OWN_PATHS : CIPHER_SERVER_FAILED;
@@ -250,37 +250,4 @@ enum cipher_server cipher_server_for(struct cipher_ctx *c, size_t size)
 		return CIPHER_OWN_PATHS; /* the default provider cannot be told a keystream position
 					  */
 	return cipher_enter_delegation(c) ? CIPHER_DELEGATED : CIPHER_SERVER_FAILED;
-}
-
-int cipher_delegated_update(struct cipher_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
-			    const unsigned char *in, size_t inl)
-{
-	/* Mirror what the default provider keeps back; before it runs, as in may be out. */
-	if (!cipher_is_ctr(c) && inl) {
-		size_t total = c->buf_len + inl, keep = cipher_bytes_kept(c, total);
-
-		if (total <= keep) {
-			memcpy(c->buf + c->buf_len, in, inl);
-			c->buf_len = total;
-		} else {
-			if (keep)
-				memcpy(c->buf, in + inl - keep, keep);
-			c->buf_len = keep;
-		}
-	}
-	if (!c->sw->cipher.update(c->software, out, outl, outsize, in, inl))
-		return 0;
-	if (inl)
-		hwprov_tally_add(&c->tally, hwoff_router_software(&c->prov->router), inl);
-	return 1;
-}
-
-int cipher_delegated_cipher(struct cipher_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
-			    const unsigned char *in, size_t inl)
-{
-	if (!c->sw->cipher.cipher(c->software, out, outl, outsize, in, inl))
-		return 0;
-	if (inl)
-		hwprov_tally_add(&c->tally, hwoff_router_software(&c->prov->router), inl);
-	return 1;
 }

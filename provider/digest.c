@@ -107,7 +107,7 @@ static int start_software(struct digest_ctx *c)
 	if (!c->software)
 		c->software = c->sw->digest.newctx(c->sw->provctx);
 	if (!c->software || !c->sw->digest.init(c->software, NULL) ||
-	    !c->sw->digest.update(c->software, c->buf, c->buf_len)) {
+	    (c->buf_len && !c->sw->digest.update(c->software, c->buf, c->buf_len))) {
 		HWPROV_RAISE(c->prov, HWPROV_R_SOFTWARE, "%s in the default provider failed",
 			     c->alg->name);
 		return 0;

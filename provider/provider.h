@@ -183,13 +183,23 @@ const struct hwprov_software *hwprov_software_of(struct hwprov *prov, const stru
  */
 bool hwprov_routes_set_up(struct hwprov *prov);
 
+/* A request the router refused: the error raised, and NULL. */
+struct hwoff_path *hwprov_route_refused(struct hwprov *prov, const struct hwoff_path *refused);
+
 /*
  * Where a request of size bytes goes: the router's answer (backend/router.h), cache may be NULL.
  * NULL, with the error raised, when the request must fail.
  */
-struct hwoff_path *hwprov_route(struct hwprov *prov, const struct hwoff_alg *alg,
-				enum hwoff_direction direction, size_t size,
-				struct hwoff_route_cache *cache);
+static inline struct hwoff_path *hwprov_route(struct hwprov *prov, const struct hwoff_alg *alg,
+					      enum hwoff_direction direction, size_t size,
+					      struct hwoff_route_cache *cache)
+{
+	struct hwoff_path *refused = NULL;
+	struct hwoff_path *path =
+		hwoff_route(&prov->router, alg, direction, size, cache, &refused);
+
+	return path ? path : hwprov_route_refused(prov, refused);
+}
 
 /*
  * A kernel path failed (setup or request, with the transport's message): the router's

@@ -13,17 +13,13 @@
 /* ---- routes: the backend's router, and the errors its answers raise ---------------------------
  */
 
-struct hwoff_path *hwprov_route(struct hwprov *prov, const struct hwoff_alg *alg,
-				enum hwoff_direction direction, size_t size,
-				struct hwoff_route_cache *cache)
+struct hwoff_path *hwprov_route_refused(struct hwprov *prov, const struct hwoff_path *refused)
 {
-	char why[HWOFF_NAME_MAX + HWOFF_PROBE_REASON_MAX + 128];
-	struct hwoff_path *path =
-		hwoff_route(&prov->router, alg, direction, size, cache, why, sizeof(why));
+	char why[sizeof(refused->name) + sizeof(refused->unusable_reason) + 128];
 
-	if (!path)
-		HWPROV_RAISE(prov, HWPROV_R_KERNEL, "%s", why);
-	return path;
+	hwoff_route_refusal(refused, why, sizeof(why));
+	HWPROV_RAISE(prov, HWPROV_R_KERNEL, "%s", why);
+	return NULL;
 }
 
 bool hwprov_kernel_failed(struct hwprov *prov, struct hwoff_path *path,
@@ -188,10 +184,7 @@ bool hwprov_routes_set_up(struct hwprov *prov)
 	t = table_of_mode(prov);
 	if (!t)
 		return false;
-	if (hwoff_router_init(&prov->router, t, prov->config.objective, prov->config.fallback,
-			      prov->config.retry_ms)) {
-		HWPROV_RAISE(prov, HWPROV_R_OUT_OF_MEMORY, "for the router");
-		return false;
-	}
+	hwoff_router_init(&prov->router, t, prov->config.objective, prov->config.fallback,
+			  prov->config.retry_ms);
 	return true;
 }
