@@ -29,8 +29,6 @@
 
 const struct hwoff_alg hwoff_algs[] = { HWOFF_ALGS(AES, DIGEST) };
 
-const size_t hwoff_alg_count = HWOFF_ALG_COUNT;
-
 /* Whether name is one of the ':'-separated entries of names. */
 static bool names_contain(const char *names, const char *name)
 {
@@ -52,7 +50,7 @@ const struct hwoff_alg *hwoff_alg_by_name(const char *name)
 {
 	if (!*name)
 		return NULL;
-	for (size_t i = 0; i < hwoff_alg_count; i++)
+	for (size_t i = 0; i < HWOFF_ALG_COUNT; i++)
 		if (names_contain(hwoff_algs[i].names, name))
 			return &hwoff_algs[i];
 	return NULL;
@@ -60,7 +58,7 @@ const struct hwoff_alg *hwoff_alg_by_name(const char *name)
 
 bool hwoff_alg_kernel_name_known(const char *kernel_name)
 {
-	for (size_t i = 0; i < hwoff_alg_count; i++)
+	for (size_t i = 0; i < HWOFF_ALG_COUNT; i++)
 		if (strcmp(hwoff_algs[i].kernel_name, kernel_name) == 0)
 			return true;
 	return false;

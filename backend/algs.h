@@ -82,7 +82,6 @@ struct hwoff_alg {
 enum hwoff_row { HWOFF_ALGS(HWOFF_ROW_INDEX, HWOFF_ROW_INDEX) HWOFF_ALG_COUNT };
 
 extern const struct hwoff_alg hwoff_algs[HWOFF_ALG_COUNT];
-extern const size_t hwoff_alg_count;
 
 /* By any of its OpenSSL names (canonical, alias or OID), case-insensitive as OpenSSL's; or NULL. */
 const struct hwoff_alg *hwoff_alg_by_name(const char *name);

@@ -65,7 +65,7 @@ static bool print_af_alg(struct hwoff_probe *p)
 
 static const struct hwoff_alg *first_alg_of(const char *kernel_name)
 {
-	for (size_t a = 0; a < hwoff_alg_count; a++)
+	for (size_t a = 0; a < HWOFF_ALG_COUNT; a++)
 		if (strcmp(hwoff_algs[a].kernel_name, kernel_name) == 0)
 			return &hwoff_algs[a];
 	return NULL;
@@ -100,7 +100,7 @@ static void print_implementation(const struct hwoff_impl *impl, bool af_alg)
 static void print_implementations(const struct hwoff_discovery *d, bool af_alg)
 {
 	printf("classes: %s\n", class_legend);
-	for (size_t a = 0; a < hwoff_alg_count; a++) {
+	for (size_t a = 0; a < HWOFF_ALG_COUNT; a++) {
 		const char *kernel_name = hwoff_algs[a].kernel_name;
 		const struct hwoff_impl *offload = hwoff_discovery_offload_for(d, kernel_name);
 		size_t count = 0;
@@ -110,7 +110,7 @@ static void print_implementations(const struct hwoff_discovery *d, bool af_alg)
 		for (size_t i = 0; i < d->count; i++)
 			count += strcmp(d->impls[i].name, kernel_name) == 0;
 		printf("kernel-algorithm: %s serves=%s", kernel_name, hwoff_algs[a].name);
-		for (size_t b = a + 1; b < hwoff_alg_count; b++)
+		for (size_t b = a + 1; b < HWOFF_ALG_COUNT; b++)
 			if (strcmp(hwoff_algs[b].kernel_name, kernel_name) == 0)
 				printf(",%s", hwoff_algs[b].name);
 		printf(" implementations=%zu offload=%s\n", count,

@@ -304,7 +304,7 @@ struct hwoff_table *hwoff_table_default(const struct hwoff_discovery *d)
 
 	if (!t || !d)
 		return t;
-	for (size_t a = 0; a < hwoff_alg_count; a++) {
+	for (size_t a = 0; a < HWOFF_ALG_COUNT; a++) {
 		const struct hwoff_impl *engine =
 			hwoff_discovery_offload_for(d, hwoff_algs[a].kernel_name);
 

@@ -77,7 +77,7 @@ struct hwoff_table {
 };
 
 /* One entry per (algorithm, direction, objective): where each is in entries[], and whose. */
-#define HWOFF_TABLE_ENTRY_COUNT (hwoff_alg_count * HWOFF_DIRECTION_COUNT * HWOFF_OBJECTIVE_COUNT)
+#define HWOFF_TABLE_ENTRY_COUNT (HWOFF_ALG_COUNT * HWOFF_DIRECTION_COUNT * HWOFF_OBJECTIVE_COUNT)
 
 static inline size_t hwoff_table_entry_index(const struct hwoff_alg *alg,
 					     enum hwoff_direction direction,

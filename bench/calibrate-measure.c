@@ -555,10 +555,10 @@ static void add_paths(struct cal_run *run, struct cal_subject *s)
 /* One subject per algorithm of cfg->algs and direction it takes, in the table's order. */
 static int make_subjects(struct cal_run *run, const struct cal_config *cfg)
 {
-	run->subjects = calloc(hwoff_alg_count * 2, sizeof(*run->subjects));
+	run->subjects = calloc(HWOFF_ALG_COUNT * 2, sizeof(*run->subjects));
 	if (!run->subjects)
 		return -1;
-	for (size_t a = 0; a < hwoff_alg_count; a++) {
+	for (size_t a = 0; a < HWOFF_ALG_COUNT; a++) {
 		const struct hwoff_alg *alg = &hwoff_algs[a];
 
 		if (cfg->algs && !cfg->algs[a])

@@ -135,7 +135,7 @@ static int parse_algorithms(struct options *o, char *list)
 		o->algs[hwoff_alg_index(alg)] = true;
 	}
 	o->some_algs = true;
-	for (size_t a = 0; a < hwoff_alg_count; a++)
+	for (size_t a = 0; a < HWOFF_ALG_COUNT; a++)
 		if (o->algs[a])
 			return 0;
 	return bad_option("--algorithms needs at least one algorithm");
@@ -163,7 +163,7 @@ static int parse_options(struct options *o, int argc, char **argv)
 
 	*o = (struct options){ .out = "calibration", .set_thresholds = true };
 	o->objectives[HWOFF_THROUGHPUT] = o->objectives[HWOFF_CPU] = true;
-	if (hwoff_alg_count > sizeof(o->algs) / sizeof(o->algs[0]))
+	if (HWOFF_ALG_COUNT > sizeof(o->algs) / sizeof(o->algs[0]))
 		return bad_option("internal: more algorithms than --algorithms can hold");
 	opterr = 0; /* its messages are replaced by ours */
 	while ((opt = getopt_long(argc, argv, ":", options, NULL)) != -1) {

@@ -150,7 +150,7 @@ struct cal_config {
 	double sample_seconds; /* the time one sample aims at (at least one request) */
 	double resolve_ratio; /* bisect a crossover until its sizes are within this ratio */
 	double tie; /* see cal_winner() */
-	const bool *algs; /* hwoff_alg_count flags: which algorithms; NULL for all */
+	const bool *algs; /* HWOFF_ALG_COUNT flags: which algorithms; NULL for all */
 	FILE *csv; /* every sample as a CSV row (header included); may be NULL */
 	/* Called before each size is measured; may be NULL. */
 	void (*progress)(void *arg, size_t subject, size_t subject_count,

@@ -111,7 +111,7 @@ static int read_algorithms(struct hwprov *prov, const struct setting *s, bool *e
 	size_t count = 0;
 
 	if (!s->value || strcasecmp(s->value, "all") == 0) {
-		for (size_t a = 0; a < hwoff_alg_count; a++)
+		for (size_t a = 0; a < HWOFF_ALG_COUNT; a++)
 			enabled[a] = true;
 		return 1;
 	}

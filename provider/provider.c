@@ -163,7 +163,7 @@ static void build_algorithms(struct hwprov *prov)
 {
 	size_t ciphers = 0, digests = 0;
 
-	for (size_t a = 0; a < hwoff_alg_count; a++) {
+	for (size_t a = 0; a < HWOFF_ALG_COUNT; a++) {
 		OSSL_ALGORITHM *slot;
 
 		if (!prov->config.enabled[a])

@@ -60,7 +60,7 @@ static bool force_engine_path(struct hwprov *prov, struct hwoff_table *t,
 	const char *mode = hwprov_run_mode_name(prov->config.mode);
 	char err[256];
 
-	for (size_t a = 0; a < hwoff_alg_count; a++) {
+	for (size_t a = 0; a < HWOFF_ALG_COUNT; a++) {
 		const struct hwoff_alg *alg = &hwoff_algs[a];
 		const struct hwoff_impl *impl;
 		struct hwoff_range_spec all;

@@ -1090,7 +1090,7 @@ START_TEST(af_alg_refused)
 		      "reason: %s", reason);
 	ck_assert_msg(strstr(provider_param(&e, "hwoffload-table"), "software only"), "table: %s",
 		      provider_param(&e, "hwoffload-table"));
-	for (size_t i = 0; i < hwoff_alg_count; i++) {
+	for (size_t i = 0; i < HWOFF_ALG_COUNT; i++) {
 		const struct hwoff_alg *alg = row(i);
 		unsigned char key[32] = { 7 }, iv[16] = { 9 };
 
@@ -1131,9 +1131,9 @@ static Suite *provider_suite(void)
 	TCase *tc = tcase_create("provider");
 
 	tcase_set_timeout(tc, 900);
-	tcase_add_loop_test(tc, matches_default, 0, (int)(hwoff_alg_count * MODES));
-	tcase_add_loop_test(tc, copy_midstream, 0, (int)(hwoff_alg_count * MODES));
-	tcase_add_loop_test(tc, parameters_match_default, 0, (int)hwoff_alg_count);
+	tcase_add_loop_test(tc, matches_default, 0, (int)(HWOFF_ALG_COUNT * MODES));
+	tcase_add_loop_test(tc, copy_midstream, 0, (int)(HWOFF_ALG_COUNT * MODES));
+	tcase_add_loop_test(tc, parameters_match_default, 0, (int)HWOFF_ALG_COUNT);
 	tcase_add_loop_test(tc, bad_cipher_input, 0, (int)MODES);
 	tcase_add_loop_test(tc, bad_configuration, 0,
 			    (int)(sizeof(bad_configs) / sizeof(bad_configs[0])));
@@ -1143,7 +1143,7 @@ static Suite *provider_suite(void)
 	tcase_add_loop_test(tc, tls_record_matches_default, 0, 4);
 #if PROVIDER_TEST_IN_GUEST
 	tcase_add_test(tc, af_alg_here);
-	tcase_add_loop_test(tc, path_switch_midstream, 0, (int)hwoff_alg_count);
+	tcase_add_loop_test(tc, path_switch_midstream, 0, (int)HWOFF_ALG_COUNT);
 	tcase_add_loop_test(tc, kernel_fault, 0, 4);
 	tcase_add_loop_test(tc, kernel_fault_recovers, 0, 4);
 	tcase_add_loop_test(tc, af_alg_refused, 0, 2);

@@ -25,7 +25,7 @@ void prov_env_load(struct prov_env *e, const char *mode, const char *fallback)
 	const char *dir = getenv("HWOFFLOAD_PROVIDER_DIR");
 
 	memset(e, 0, sizeof(*e));
-	ck_assert_uint_le(hwoff_alg_count, sizeof(e->hw_md) / sizeof(e->hw_md[0]));
+	ck_assert_uint_le(HWOFF_ALG_COUNT, sizeof(e->hw_md) / sizeof(e->hw_md[0]));
 	for (size_t i = 0; i < ENV_KEYS; i++)
 		unsetenv(env_keys[i]);
 	setenv("HWOFFLOAD_MODE", mode, 1);
@@ -42,7 +42,7 @@ void prov_env_load(struct prov_env *e, const char *mode, const char *fallback)
 		ck_abort_msg("hwoffload or default does not load (mode=%s fallback=%s)", mode,
 			     fallback);
 	}
-	for (size_t i = 0; i < hwoff_alg_count; i++) {
+	for (size_t i = 0; i < HWOFF_ALG_COUNT; i++) {
 		const char *name = hwoff_algs[i].name;
 
 		if (hwoff_alg_is_digest(&hwoff_algs[i])) {
@@ -59,7 +59,7 @@ void prov_env_load(struct prov_env *e, const char *mode, const char *fallback)
 
 void prov_env_unload(struct prov_env *e)
 {
-	for (size_t i = 0; i < hwoff_alg_count; i++) {
+	for (size_t i = 0; i < HWOFF_ALG_COUNT; i++) {
 		EVP_MD_free(e->hw_md[i]);
 		EVP_MD_free(e->ref_md[i]);
 		EVP_CIPHER_free(e->hw_cipher[i]);
@@ -242,7 +242,7 @@ static bool in_place_allowed(const struct case_spec *s)
 static void draw(struct test_rng *rng, const struct case_sizes *sizes, struct case_spec *s)
 {
 	memset(s, 0, sizeof(*s));
-	s->alg = &hwoff_algs[test_rng_range(rng, 0, hwoff_alg_count - 1)];
+	s->alg = &hwoff_algs[test_rng_range(rng, 0, HWOFF_ALG_COUNT - 1)];
 	s->len = case_len(rng, sizes);
 	s->in_off = test_rng_range(rng, 0, MISALIGN - 1);
 	s->out_off = test_rng_range(rng, 0, MISALIGN - 1);
@@ -432,7 +432,7 @@ static const char *engine_missing(char *err, size_t err_len)
 
 	if (hwoff_discover(&d, err, err_len))
 		return "";
-	for (size_t i = 0; i < hwoff_alg_count; i++)
+	for (size_t i = 0; i < HWOFF_ALG_COUNT; i++)
 		if (!hwoff_discovery_find_class(&d, hwoff_algs[i].kernel_name,
 						HWOFF_IMPL_ENGINE_PIO) ||
 		    !hwoff_discovery_find_class(&d, hwoff_algs[i].kernel_name,

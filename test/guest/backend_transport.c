@@ -626,7 +626,7 @@ static void find_cases(void)
 		       hwoff_impl_class_name(impl->class));
 		engines++;
 		/* the smallest and largest key of each kernel algorithm */
-		for (size_t a = 0; a < hwoff_alg_count; a++) {
+		for (size_t a = 0; a < HWOFF_ALG_COUNT; a++) {
 			const struct hwoff_alg *alg = &hwoff_algs[a];
 
 			if (strcmp(alg->kernel_name, impl->name) != 0 ||

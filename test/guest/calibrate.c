@@ -110,7 +110,7 @@ START_TEST(test_table_covers_everything)
 	struct hwoff_table *t = written_and_read(&text);
 	size_t subjects = 0;
 
-	for (size_t a = 0; a < hwoff_alg_count; a++)
+	for (size_t a = 0; a < HWOFF_ALG_COUNT; a++)
 		subjects += hwoff_alg_is_digest(&hwoff_algs[a]) ? 1 : 2;
 	ck_assert_uint_eq(run.subject_count, subjects);
 	for (size_t i = 0; i < run.subject_count; i++) {

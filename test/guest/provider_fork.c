@@ -96,7 +96,7 @@ static const struct hwoff_alg *random_row(struct test_rng *rng, bool digest)
 	const struct hwoff_alg *alg;
 
 	do
-		alg = &hwoff_algs[test_rng_range(rng, 0, hwoff_alg_count - 1)];
+		alg = &hwoff_algs[test_rng_range(rng, 0, HWOFF_ALG_COUNT - 1)];
 	while (hwoff_alg_is_digest(alg) != digest);
 	return alg;
 }

@@ -11,7 +11,7 @@
 
 START_TEST(test_rows_match_openssl)
 {
-	for (size_t i = 0; i < hwoff_alg_count; i++) {
+	for (size_t i = 0; i < HWOFF_ALG_COUNT; i++) {
 		const struct hwoff_alg *alg = &hwoff_algs[i];
 		size_t len = strlen(alg->name);
 
@@ -44,7 +44,7 @@ END_TEST
 /* Each of a row's names, as OpenSSL's default provider lists it, is that row in both. */
 START_TEST(test_every_name_is_openssls)
 {
-	for (size_t i = 0; i < hwoff_alg_count; i++) {
+	for (size_t i = 0; i < HWOFF_ALG_COUNT; i++) {
 		const struct hwoff_alg *alg = &hwoff_algs[i];
 		char names[256], *save, *name;
 

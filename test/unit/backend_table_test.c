@@ -257,7 +257,7 @@ static void assert_entry_boundaries(struct hwoff_table *t, const struct hwoff_al
 /* Every entry of t, those without ranges included. */
 static void assert_boundaries(struct hwoff_table *t)
 {
-	for (size_t a = 0; a < hwoff_alg_count; a++)
+	for (size_t a = 0; a < HWOFF_ALG_COUNT; a++)
 		for (int dir = 0; dir < HWOFF_DIRECTION_COUNT; dir++)
 			for (int obj = 0; obj < HWOFF_OBJECTIVE_COUNT; obj++)
 				assert_entry_boundaries(t, &hwoff_algs[a], dir, obj);
