@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * algs.c - the one table of the algorithms hwoffload serves (rows in algs.h), and its look-ups.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * algs.h - the one table of the algorithms hwoffload serves.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * discover.c - read /proc/crypto and /sys/module, classify the implementations, and record what
  * crypto_user netlink says of them.

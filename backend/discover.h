@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * discover.h - the kernel's implementations of the algorithms in algs.h, and what each one is.
  *

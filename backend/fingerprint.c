@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * fingerprint.c - what a calibration depends on (kernel, CPU, driver modules): this machine's,
  * and its differences from the one a table records.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * fingerprint.h - what a calibration depends on (kernel, CPU, the module of each driver), so
  * that a table learnt on another machine, kernel or module version is told apart.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * hash.c - digests on one kernel driver through AF_ALG (algif_hash).
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * info.c - hwoffload-info: what the backend finds on this machine, and table validation.
  *

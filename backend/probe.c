@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * probe.c - try AF_ALG sockets and binds, and say in words why they fail.
  */

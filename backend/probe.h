@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * probe.h - whether AF_ALG works in this process, and for which algorithms and drivers.
  *

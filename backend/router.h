@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * router.h - the one router: which path serves each request, and what happens when it fails.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * skcipher.c - ECB, CBC and CTR requests to one kernel driver through AF_ALG (algif_skcipher).
  */

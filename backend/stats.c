@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * stats.c - lock-free per-path counters and their text form.
  */

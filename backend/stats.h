@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * stats.h - per-path counters: requests, bytes, errors and software fallbacks by reason.
  *

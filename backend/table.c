@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * table.c - the path table: the decision, building the table, and its paths' run-time state
  * (out of service, back-off, counters) with the check of its drivers against discovery.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * table.h - the path table, and THE decision: which path serves a request.
  *

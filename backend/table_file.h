@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * table_file.h - the path table's text format (backend/TABLE.md): reading and writing it.
  */

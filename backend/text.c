@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * text.c - building the backend's reports in caller buffers; the kernel's one-number files.
  */

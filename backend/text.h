@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * text.h - building the backend's reports (reasons, warnings, statistics) in caller buffers, and
  * reading the kernel's one-number files.

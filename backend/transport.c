@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * transport.c - the AF_ALG socket layer under skcipher.c and hash.c: bind, key, accept,
  * splice, and the words for the kernel's errors.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * transport.h - AES and hash requests to one kernel driver through AF_ALG.
  *

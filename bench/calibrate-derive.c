@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * calibrate-derive.c - from medians to size ranges: winners, crossovers, the auto threshold.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * calibrate-measure.c - the paths of each algorithm, and their speed over request sizes.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * calibrate.c - hwoffload-calibrate: learn the path table of this machine.
  *

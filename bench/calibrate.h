@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * calibrate.h - the calibration's core: measure every path of every algorithm, key size and
  * direction over request sizes, and derive the path table's size ranges from the medians.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * cipher.c - AES-ECB, -CBC and -CTR, every row of the algorithm table of kind cipher: the
  * dispatch functions, init and the parameters; the rest of the family is named in cipher.h.

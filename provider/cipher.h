@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cipher.h - what the files of the cipher family share (the provider's split follows OpenSSL's):
  * cipher.c the dispatch functions, init and parameters; cipher_block.c the block buffering and

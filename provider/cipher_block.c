@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * cipher_block.c - ECB and CBC's blocks (cipher.h): input waits until it makes whole blocks,
  * decryption with padding keeps its last block until final(), and final() pads or unpads.

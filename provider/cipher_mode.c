@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * cipher_mode.c - the mode state of a cipher stream (cipher.h): CBC's chaining value, CTR's
  * counter and its position in a keystream block.

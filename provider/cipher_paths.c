@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * cipher_paths.c - the paths that serve a cipher request (cipher.h): the kernel sessions, the
  * default provider as one request's path, and the default provider's context as the whole stream.

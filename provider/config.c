@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * config.c - the provider's configuration: its openssl.cnf section, overridden by the
  * environment.

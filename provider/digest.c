@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * digest.c - MD5, SHA-1 and SHA-2: every row of the algorithm table of kind digest.
  *

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * provider.c - hwoffload.so's core: OSSL_provider_init, the algorithms it offers, its
  * parameters and errors, and the route of each request.

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * provider.h - what the operations (cipher.c, digest.c) share with the provider's core.
  *

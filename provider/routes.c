@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * routes.c - the provider's side of routing: the path table of the configured mode, the router
  * over it (backend/router.h), and the errors its answers raise.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * software.c - the software tier: OpenSSL's default provider in a child library context, and its
  * implementation of each row, found on first use and called through its dispatch table.

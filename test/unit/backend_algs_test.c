@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * backend_algs_test.c - the algorithm table against OpenSSL's own default provider: every name
  * fetches the same algorithm, and the sizes are OpenSSL's.

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * backend_discover_test.c - discovery on real /proc/crypto captures (test/data/proc-crypto-*:
  * Debian 6.1 and 6.12 guests with and without AES-NI/AVX, this build host's 6.18, a 6.1 guest

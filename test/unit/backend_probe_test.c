@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * backend_probe_test.c - the AF_ALG probe on this machine (the build host has no AF_ALG, so the
  * reason must say so), its re-probe after fork, and the reasons worded for other kernels.

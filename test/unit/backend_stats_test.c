@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * backend_stats_test.c - the counters from several threads at once, and their text.
  */

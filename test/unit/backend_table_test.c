@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * backend_table_test.c - the path table: the good file, every kind of malformed one
  * (test/data/table-bad/), the writer round trip, the decision at and around every boundary,

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * backend_test.c - runs the backend's Check suites: algs, discover, probe, table, stats.
  */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * backend_test.h - the Check suites of the backend (backend/), run by backend_test.c.
  */

@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * calibrate_test.c - the calibration's derivation (bench/calibrate-derive.c) on synthetic
  * medians: known curves in, the expected ranges out; ties, one path, noise, too many

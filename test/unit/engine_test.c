@@ -1,3 +1,4 @@
+// SPDX-License-Identifier: Apache-2.0
 /*
  * engine_test.c - unit tests of the emulated engine, driven through its registers.
  *

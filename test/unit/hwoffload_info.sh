@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # hwoffload-info on the build host: it exits 0, says whether AF_ALG works and, when it does not,
 # why (the host has no AF_ALG: EAFNOSUPPORT), and still shows the table (software everywhere
 # without an engine); --table takes the good example and refuses each bad one with FILE:LINE.

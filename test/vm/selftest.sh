@@ -1,4 +1,5 @@
 #!/bin/bash
+# SPDX-License-Identifier: Apache-2.0
 # The guest harness's own test: it must pass a clean command through with its status, output and
 # arguments intact, fail on every kind of kernel-log problem and on a timeout, boot once more
 # after a panic at boot (only then) and print its time limit. Each case boots a guest (qemu64: no
