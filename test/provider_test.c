@@ -140,21 +140,7 @@ static const char *provider_param(const struct env *e, const char *key)
 /* A counter ("requests", "request-failed" ...) of one path in the provider's statistics. */
 static long long path_counter(const struct env *e, const char *path, const char *counter)
 {
-	const char *stats = provider_param(e, "hwoffload-statistics");
-	char needle[160];
-	size_t n = strlen(path);
-
-	for (const char *line = stats; *line; line = strchrnul(line, '\n') + (*line != 0)) {
-		const char *field;
-
-		if (strncmp(line, path, n) || line[n] != ' ')
-			continue;
-		snprintf(needle, sizeof(needle), " %s=", counter);
-		field = strstr(line, needle);
-		if (field && field < strchrnul(line, '\n'))
-			return strtoll(field + strlen(needle), NULL, 10);
-	}
-	return 0;
+	return prov_stats_counter(provider_param(e, "hwoffload-statistics"), path, counter);
 }
 
 /* ---- one stream, in pieces ----------------------------------------------------------------------

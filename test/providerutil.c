@@ -70,15 +70,11 @@ void prov_env_unload(struct prov_env *e)
 	OSSL_LIB_CTX_free(e->libctx);
 }
 
-long long prov_path_counter(const struct prov_env *e, const char *path, const char *counter)
+long long prov_stats_counter(const char *stats, const char *path, const char *counter)
 {
-	static __thread char stats[65536];
-	OSSL_PARAM p[] = { OSSL_PARAM_utf8_string("hwoffload-statistics", stats, sizeof(stats)),
-			   OSSL_PARAM_END };
 	char needle[160];
 	long long sum = 0;
 
-	ck_assert(OSSL_PROVIDER_get_params(e->hw, p));
 	snprintf(needle, sizeof(needle), " %s=", counter);
 	for (const char *line = stats; *line; line = strchrnul(line, '\n') + (*line != 0)) {
 		const char *field, *end = strchrnul(line, '\n'), *space = strchr(line, ' ');
@@ -94,6 +90,16 @@ long long prov_path_counter(const struct prov_env *e, const char *path, const ch
 			sum += strtoll(field + strlen(needle), NULL, 10);
 	}
 	return sum;
+}
+
+long long prov_path_counter(const struct prov_env *e, const char *path, const char *counter)
+{
+	static __thread char stats[65536];
+	OSSL_PARAM p[] = { OSSL_PARAM_utf8_string("hwoffload-statistics", stats, sizeof(stats)),
+			   OSSL_PARAM_END };
+
+	ck_assert(OSSL_PROVIDER_get_params(e->hw, p));
+	return prov_stats_counter(stats, path, counter);
 }
 
 void prov_error_text(char *buf, size_t size)

@@ -39,6 +39,8 @@ void prov_env_unload(struct prov_env *e);
  * software added up when path is NULL. Not from a forked child (ck_assert).
  */
 long long prov_path_counter(const struct prov_env *e, const char *path, const char *counter);
+/* The same counter read from statistics text (the provider's "hwoffload-statistics"). */
+long long prov_stats_counter(const char *stats, const char *path, const char *counter);
 /* The calling thread's OpenSSL error queue as one string, emptied. */
 void prov_error_text(char *buf, size_t size);
 
