@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * The one place where the crypto_engine API change of Linux 6.6 shows.
  *
@@ -33,11 +33,11 @@
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)
 
 /* The engine finds do_one_request through the algorithm: nothing in the tfm context. */
-struct hwoff_engine_tfm_ctx {
+struct hwoffload_engine_tfm_ctx {
 };
 
-static inline void hwoff_engine_tfm_init(struct hwoff_engine_tfm_ctx *ctx,
-					 const struct crypto_engine_op *op)
+static inline void hwoffload_engine_tfm_init(struct hwoffload_engine_tfm_ctx *ctx,
+					     const struct crypto_engine_op *op)
 {
 }
 
@@ -54,12 +54,12 @@ struct ahash_engine_alg {
 };
 
 /* The engine reads do_one_request from the first member of the tfm context. */
-struct hwoff_engine_tfm_ctx {
+struct hwoffload_engine_tfm_ctx {
 	struct crypto_engine_ctx enginectx;
 };
 
-static inline void hwoff_engine_tfm_init(struct hwoff_engine_tfm_ctx *ctx,
-					 const struct crypto_engine_op *op)
+static inline void hwoffload_engine_tfm_init(struct hwoffload_engine_tfm_ctx *ctx,
+					     const struct crypto_engine_op *op)
 {
 	ctx->enginectx.op = *op;
 }

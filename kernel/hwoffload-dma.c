@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * hwoffload DMA path (ENGINE.md section 6): the descriptor ring, the mapping of the caller's
  * scatterlists, completion by interrupt and recovery by timeout.
@@ -25,43 +25,44 @@
 
 #include "hwoffload.h"
 
-static struct hwoff_desc *hwoff_ring_desc(struct hwoff_ring *ring, u32 index)
+static struct hwe_desc *hwoffload_ring_desc(struct hwoffload_ring *ring, u32 index)
 {
-	return &ring->desc[index & (HWOFF_RING_ENTRIES - 1)];
+	return &ring->desc[index & (HWOFFLOAD_RING_ENTRIES - 1)];
 }
 
-static struct hwoff_slot *hwoff_ring_slot(struct hwoff_ring *ring, u32 index)
+static struct hwoffload_slot *hwoffload_ring_slot(struct hwoffload_ring *ring, u32 index)
 {
-	return &ring->slots[index & (HWOFF_RING_ENTRIES - 1)];
+	return &ring->slots[index & (HWOFFLOAD_RING_ENTRIES - 1)];
 }
 
-static dma_addr_t hwoff_ring_slot_dma(struct hwoff_ring *ring, u32 index)
+static dma_addr_t hwoffload_ring_slot_dma(struct hwoffload_ring *ring, u32 index)
 {
-	return ring->slots_dma + (index & (HWOFF_RING_ENTRIES - 1)) * sizeof(struct hwoff_slot);
+	return ring->slots_dma +
+	       (index & (HWOFFLOAD_RING_ENTRIES - 1)) * sizeof(struct hwoffload_slot);
 }
 
 /* Free descriptors; only the engine thread publishes, so this only grows behind its back. */
-static u32 hwoff_ring_space(struct hwoff_ring *ring)
+static u32 hwoffload_ring_space(struct hwoffload_ring *ring)
 {
-	return HWOFF_RING_ENTRIES - (READ_ONCE(ring->head) - READ_ONCE(ring->tail));
+	return HWOFFLOAD_RING_ENTRIES - (READ_ONCE(ring->head) - READ_ONCE(ring->tail));
 }
 
-int hwoff_ring_init(struct hwoff_dev *hw)
+int hwoffload_ring_init(struct hwoffload_dev *hw)
 {
-	struct hwoff_ring *ring = &hw->ring;
+	struct hwoffload_ring *ring = &hw->ring;
 
-	BUILD_BUG_ON(sizeof(struct hwoff_desc) != 32);
-	BUILD_BUG_ON(sizeof(struct hwoff_aes_ctx) != 64);
-	BUILD_BUG_ON(!is_power_of_2(HWOFF_RING_ENTRIES) ||
-		     HWOFF_RING_ENTRIES > HWOFF_RING_MAX_ENTRIES);
-	BUILD_BUG_ON(HWOFF_MAX_DATA_DESCS + 2 > HWOFF_RING_ENTRIES);
+	BUILD_BUG_ON(sizeof(struct hwe_desc) != 32);
+	BUILD_BUG_ON(sizeof(struct hwe_aes_ctx) != 64);
+	BUILD_BUG_ON(!is_power_of_2(HWOFFLOAD_RING_ENTRIES) ||
+		     HWOFFLOAD_RING_ENTRIES > HWE_RING_MAX_ENTRIES);
+	BUILD_BUG_ON(HWOFFLOAD_MAX_DATA_DESCS + 2 > HWOFFLOAD_RING_ENTRIES);
 
-	/* Coherent allocations are page-aligned: more than HWOFF_RING_ALIGN. */
-	ring->desc = dmam_alloc_coherent(hw->dev, HWOFF_RING_ENTRIES * sizeof(*ring->desc),
+	/* Coherent allocations are page-aligned: more than HWE_RING_ALIGN. */
+	ring->desc = dmam_alloc_coherent(hw->dev, HWOFFLOAD_RING_ENTRIES * sizeof(*ring->desc),
 					 &ring->desc_dma, GFP_KERNEL);
 	if (!ring->desc)
 		return -ENOMEM;
-	ring->slots = dmam_alloc_coherent(hw->dev, HWOFF_RING_ENTRIES * sizeof(*ring->slots),
+	ring->slots = dmam_alloc_coherent(hw->dev, HWOFFLOAD_RING_ENTRIES * sizeof(*ring->slots),
 					  &ring->slots_dma, GFP_KERNEL);
 	if (!ring->slots)
 		return -ENOMEM;
@@ -71,10 +72,10 @@ int hwoff_ring_init(struct hwoff_dev *hw)
 	hw->dma_chain = true;
 
 	/* Go on from the HEAD a previous driver left: the reset makes CUR equal to it. */
-	ring->head = hwoff_read(hw, HWOFF_REG_RING_HEAD);
+	ring->head = hwoffload_read(hw, HWE_REG_RING_HEAD);
 	ring->tail = ring->head;
-	hwoff_write64(hw, HWOFF_REG_RING_BASE, ring->desc_dma);
-	hwoff_write(hw, HWOFF_REG_RING_SIZE, HWOFF_RING_ENTRIES);
+	hwoffload_write64(hw, HWE_REG_RING_BASE, ring->desc_dma);
+	hwoffload_write(hw, HWE_REG_RING_SIZE, HWOFFLOAD_RING_ENTRIES);
 	return 0;
 }
 
@@ -84,8 +85,8 @@ int hwoff_ring_init(struct hwoff_dev *hw)
  * or is longer than one DMA mapping may be (swiotlb). dma_map_sg() keeps the 16-byte alignment:
  * direct mappings keep the address, swiotlb slots are 2 KiB aligned.
  */
-static int hwoff_sg_dma_nents(struct device *dev, struct scatterlist *sg, unsigned int len,
-			      unsigned int piece)
+static int hwoffload_sg_dma_nents(struct device *dev, struct scatterlist *sg, unsigned int len,
+				  unsigned int piece)
 {
 	size_t max_mapping = dma_max_mapping_size(dev);
 	int nents = 0;
@@ -93,7 +94,7 @@ static int hwoff_sg_dma_nents(struct device *dev, struct scatterlist *sg, unsign
 	for (; len; sg = sg_next(sg), nents++) {
 		unsigned int part = min(sg->length, len);
 
-		if (!IS_ALIGNED(sg->offset, HWOFF_DMA_ALIGN) ||
+		if (!IS_ALIGNED(sg->offset, HWE_DMA_ALIGN) ||
 		    (part < len && !IS_ALIGNED(part, piece)) || sg->length > max_mapping)
 			return -EINVAL;
 		len -= part;
@@ -102,18 +103,18 @@ static int hwoff_sg_dma_nents(struct device *dev, struct scatterlist *sg, unsign
 }
 
 /*
- * Pages for @len bytes, as large as needed to stay within HWOFF_MAX_DATA_DESCS descriptors;
+ * Pages for @len bytes, as large as needed to stay within HWOFFLOAD_MAX_DATA_DESCS descriptors;
  * every entry but the last is a whole number of pages, so of AES and hash blocks.
  */
-static int hwoff_bounce_alloc(struct hwoff_bounce *b, unsigned int len, gfp_t gfp)
+static int hwoffload_bounce_alloc(struct hwoffload_bounce *b, unsigned int len, gfp_t gfp)
 {
-	b->order = get_order(DIV_ROUND_UP(len, HWOFF_MAX_DATA_DESCS));
+	b->order = get_order(DIV_ROUND_UP(len, HWOFFLOAD_MAX_DATA_DESCS));
 	b->sgl = sgl_alloc_order(len, b->order, false, gfp, &b->nents);
 	return b->sgl ? 0 : -ENOMEM;
 }
 
-static int hwoff_bounce_map(struct hwoff_dev *hw, struct hwoff_bounce *b,
-			    enum dma_data_direction dir)
+static int hwoffload_bounce_map(struct hwoffload_dev *hw, struct hwoffload_bounce *b,
+				enum dma_data_direction dir)
 {
 	if (dma_map_sg(hw->dev, b->sgl, b->nents, dir))
 		return 0;
@@ -123,8 +124,8 @@ static int hwoff_bounce_map(struct hwoff_dev *hw, struct hwoff_bounce *b,
 }
 
 /* Copy the first @len bytes between the bounce list and @sgl (into the bounce if @to_bounce). */
-static void hwoff_bounce_copy(struct hwoff_bounce *bounce, struct scatterlist *sgl,
-			      unsigned int len, bool to_bounce)
+static void hwoffload_bounce_copy(struct hwoffload_bounce *bounce, struct scatterlist *sgl,
+				  unsigned int len, bool to_bounce)
 {
 	unsigned int nents = sg_nents(sgl), off, part;
 	struct scatterlist *b;
@@ -142,56 +143,56 @@ static void hwoff_bounce_copy(struct hwoff_bounce *bounce, struct scatterlist *s
  * Unmap first: it syncs what the engine wrote for the CPU. Then the first @len bytes go out to
  * @copy_out, if not NULL.
  */
-static void hwoff_bounce_free(struct hwoff_dev *hw, struct hwoff_bounce *b,
-			      enum dma_data_direction dir, struct scatterlist *copy_out,
-			      unsigned int len)
+static void hwoffload_bounce_free(struct hwoffload_dev *hw, struct hwoffload_bounce *b,
+				  enum dma_data_direction dir, struct scatterlist *copy_out,
+				  unsigned int len)
 {
 	dma_unmap_sg(hw->dev, b->sgl, b->nents, dir);
 	if (copy_out)
-		hwoff_bounce_copy(b, copy_out, len, false);
+		hwoffload_bounce_copy(b, copy_out, len, false);
 	sgl_free_n_order(b->sgl, b->nents, b->order);
 	b->sgl = NULL;
 }
 
-static gfp_t hwoff_req_gfp(struct crypto_async_request *base)
+static gfp_t hwoffload_req_gfp(struct crypto_async_request *base)
 {
 	return base->flags & CRYPTO_TFM_REQ_MAY_SLEEP ? GFP_KERNEL : GFP_ATOMIC;
 }
 
 /* Bounce the whole request, padded to whole blocks (a CTR tail rides in the padding). */
-static int hwoff_dma_map_bounce(struct hwoff_dev *hw, struct skcipher_request *req)
+static int hwoffload_dma_map_bounce(struct hwoffload_dev *hw, struct skcipher_request *req)
 {
-	struct hwoff_req_ctx *rctx = skcipher_request_ctx(req);
+	struct hwoffload_req_ctx *rctx = skcipher_request_ctx(req);
 	unsigned int len = ALIGN(req->cryptlen, AES_BLOCK_SIZE);
 	int ret;
 
-	ret = hwoff_bounce_alloc(&rctx->bounce, len, hwoff_req_gfp(&req->base));
+	ret = hwoffload_bounce_alloc(&rctx->bounce, len, hwoffload_req_gfp(&req->base));
 	if (ret)
 		return ret;
-	hwoff_bounce_copy(&rctx->bounce, req->src, req->cryptlen, true);
+	hwoffload_bounce_copy(&rctx->bounce, req->src, req->cryptlen, true);
 	sg_zero_buffer(rctx->bounce.sgl, rctx->bounce.nents, len - req->cryptlen, req->cryptlen);
-	ret = hwoff_bounce_map(hw, &rctx->bounce, DMA_BIDIRECTIONAL);
+	ret = hwoffload_bounce_map(hw, &rctx->bounce, DMA_BIDIRECTIONAL);
 	if (ret)
 		return ret;
 	rctx->dma_src = rctx->bounce.sgl;
 	rctx->dma_dst = rctx->bounce.sgl;
 	rctx->dma_len = len;
 	rctx->tail_len = 0;
-	hwoff_stat_inc(hw, HWOFF_STAT_DMA_BOUNCES);
-	hwoff_stat_add(hw, HWOFF_STAT_DMA_BOUNCE_BYTES, req->cryptlen);
+	hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_BOUNCES);
+	hwoffload_stat_add(hw, HWOFFLOAD_STAT_DMA_BOUNCE_BYTES, req->cryptlen);
 	return 0;
 }
 
 /* Map the caller's lists for the block-aligned part; keep the CTR tail for the slot. */
-static int hwoff_dma_map_direct(struct hwoff_dev *hw, struct skcipher_request *req)
+static int hwoffload_dma_map_direct(struct hwoffload_dev *hw, struct skcipher_request *req)
 {
-	struct hwoff_req_ctx *rctx = skcipher_request_ctx(req);
+	struct hwoffload_req_ctx *rctx = skcipher_request_ctx(req);
 
 	if (rctx->tail_len) {
 		memset(rctx->tail, 0, sizeof(rctx->tail));
 		sg_pcopy_to_buffer(req->src, sg_nents(req->src), rctx->tail, rctx->tail_len,
 				   rctx->dma_len);
-		hwoff_stat_inc(hw, HWOFF_STAT_DMA_CTR_TAILS);
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_CTR_TAILS);
 	}
 	rctx->dma_src = req->src;
 	rctx->dma_dst = req->dst;
@@ -210,36 +211,37 @@ static int hwoff_dma_map_direct(struct hwoff_dev *hw, struct skcipher_request *r
 }
 
 /* Zero-copy when both lists follow the engine's rules, else bounce; count why. */
-static int hwoff_dma_map(struct hwoff_dev *hw, struct skcipher_request *req)
+static int hwoffload_dma_map(struct hwoffload_dev *hw, struct skcipher_request *req)
 {
-	struct hwoff_req_ctx *rctx = skcipher_request_ctx(req);
+	struct hwoffload_req_ctx *rctx = skcipher_request_ctx(req);
 
 	rctx->bounce.sgl = NULL;
 	rctx->dma_len = ALIGN_DOWN(req->cryptlen, AES_BLOCK_SIZE);
 	rctx->tail_len = req->cryptlen - rctx->dma_len;
-	rctx->src_nents = hwoff_sg_dma_nents(hw->dev, req->src, rctx->dma_len, HWOFF_DMA_ALIGN);
-	rctx->dst_nents = hwoff_sg_dma_nents(hw->dev, req->dst, rctx->dma_len, HWOFF_DMA_ALIGN);
+	rctx->src_nents = hwoffload_sg_dma_nents(hw->dev, req->src, rctx->dma_len, HWE_DMA_ALIGN);
+	rctx->dst_nents = hwoffload_sg_dma_nents(hw->dev, req->dst, rctx->dma_len, HWE_DMA_ALIGN);
 	if (rctx->src_nents < 0 || rctx->dst_nents < 0) {
-		hwoff_stat_inc(hw, HWOFF_STAT_DMA_BOUNCE_MISALIGNED);
-		return hwoff_dma_map_bounce(hw, req);
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_BOUNCE_MISALIGNED);
+		return hwoffload_dma_map_bounce(hw, req);
 	}
 	/* each DATA descriptor ends where a source or a destination entry ends */
-	if (rctx->src_nents + rctx->dst_nents > HWOFF_MAX_DATA_DESCS) {
-		hwoff_stat_inc(hw, HWOFF_STAT_DMA_BOUNCE_SEGMENTS);
-		return hwoff_dma_map_bounce(hw, req);
+	if (rctx->src_nents + rctx->dst_nents > HWOFFLOAD_MAX_DATA_DESCS) {
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_BOUNCE_SEGMENTS);
+		return hwoffload_dma_map_bounce(hw, req);
 	}
-	hwoff_stat_inc(hw, HWOFF_STAT_DMA_ZERO_COPY);
-	return hwoff_dma_map_direct(hw, req);
+	hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_ZERO_COPY);
+	return hwoffload_dma_map_direct(hw, req);
 }
 
-/* Undo hwoff_dma_map(); on success, deliver what was not written in place (bounce, tail). */
-static void hwoff_dma_unmap(struct hwoff_dev *hw, struct skcipher_request *req, bool copy_out)
+/* Undo hwoffload_dma_map(); on success, deliver what was not written in place (bounce, tail). */
+static void hwoffload_dma_unmap(struct hwoffload_dev *hw, struct skcipher_request *req,
+				bool copy_out)
 {
-	struct hwoff_req_ctx *rctx = skcipher_request_ctx(req);
+	struct hwoffload_req_ctx *rctx = skcipher_request_ctx(req);
 
 	if (rctx->bounce.sgl) {
-		hwoff_bounce_free(hw, &rctx->bounce, DMA_BIDIRECTIONAL,
-				  copy_out ? req->dst : NULL, req->cryptlen);
+		hwoffload_bounce_free(hw, &rctx->bounce, DMA_BIDIRECTIONAL,
+				      copy_out ? req->dst : NULL, req->cryptlen);
 		return;
 	}
 	if (rctx->dma_len && req->src == req->dst) {
@@ -254,8 +256,8 @@ static void hwoff_dma_unmap(struct hwoff_dev *hw, struct skcipher_request *req, 
 				     rctx->dma_len);
 }
 
-static void hwoff_desc_fill(struct hwoff_desc *desc, dma_addr_t src, dma_addr_t dst, u32 len,
-			    u32 flags)
+static void hwoffload_desc_fill(struct hwe_desc *desc, dma_addr_t src, dma_addr_t dst, u32 len,
+				u32 flags)
 {
 	desc->src = cpu_to_le64(src);
 	desc->dst = cpu_to_le64(dst);
@@ -270,8 +272,8 @@ static void hwoff_desc_fill(struct hwoff_desc *desc, dma_addr_t src, dma_addr_t 
  * from ring index @index; only counted when @ring is NULL. Source and destination are walked in
  * step: a descriptor ends where either entry ends.
  */
-static u32 hwoff_dma_data_descs(struct hwoff_ring *ring, u32 index, struct scatterlist *src,
-				struct scatterlist *dst, unsigned int len)
+static u32 hwoffload_dma_data_descs(struct hwoffload_ring *ring, u32 index, struct scatterlist *src,
+				    struct scatterlist *dst, unsigned int len)
 {
 	unsigned int src_off = 0, dst_off = 0, part;
 	u32 count = 0;
@@ -285,14 +287,14 @@ static u32 hwoff_dma_data_descs(struct hwoff_ring *ring, u32 index, struct scatt
 			dst = sg_next(dst);
 			dst_off = 0;
 		}
-		part = min3(len, sg_dma_len(src) - src_off, HWOFF_DMA_MAX_LEN);
+		part = min3(len, sg_dma_len(src) - src_off, HWE_DMA_MAX_LEN);
 		if (dst)
 			part = min(part, sg_dma_len(dst) - dst_off);
 		if (ring)
-			hwoff_desc_fill(hwoff_ring_desc(ring, index + count),
-					sg_dma_address(src) + src_off,
-					dst ? sg_dma_address(dst) + dst_off : 0, part,
-					HWOFF_DESC_DATA);
+			hwoffload_desc_fill(hwoffload_ring_desc(ring, index + count),
+					    sg_dma_address(src) + src_off,
+					    dst ? sg_dma_address(dst) + dst_off : 0, part,
+					    HWE_DESC_DATA);
 		count++;
 		len -= part;
 		src_off += part;
@@ -306,7 +308,7 @@ static u32 hwoff_dma_data_descs(struct hwoff_ring *ring, u32 index, struct scatt
  * wake-up is most of a round trip here (ENGINE.md section 5). Only moved while the ring is idle,
  * so that a walk in progress keeps its CPU.
  */
-static void hwoff_dma_follow_cpu(struct hwoff_dev *hw)
+static void hwoffload_dma_follow_cpu(struct hwoffload_dev *hw)
 {
 	int cpu = raw_smp_processor_id();
 
@@ -318,37 +320,38 @@ static void hwoff_dma_follow_cpu(struct hwoff_dev *hw)
  * Make the descriptors filled in [@dreq->first_desc, @end) the engine's, the last one ending
  * the request; the interrupt (or the timeout) completes it.
  */
-static void hwoff_ring_publish(struct hwoff_dev *hw, struct hwoff_dma_req *dreq, u32 end)
+static void hwoffload_ring_publish(struct hwoffload_dev *hw, struct hwoffload_dma_req *dreq,
+				   u32 end)
 {
-	struct hwoff_ring *ring = &hw->ring;
+	struct hwoffload_ring *ring = &hw->ring;
 	bool idle;
 
 	lockdep_assert_held(&hw->hw_lock);
-	hwoff_ring_desc(ring, end - 1)->flags |= cpu_to_le32(HWOFF_DESC_END_OF_REQ);
+	hwoffload_ring_desc(ring, end - 1)->flags |= cpu_to_le32(HWE_DESC_END_OF_REQ);
 	dreq->ndesc = end - dreq->first_desc;
-	dreq->deadline = jiffies + msecs_to_jiffies(hwoff_timeout_ms);
+	dreq->deadline = jiffies + msecs_to_jiffies(hwoffload_timeout_ms);
 	/* now: once HEAD moves, a walk in progress may finish the request and its owner free it */
-	hwoff_stat_add(hw, HWOFF_STAT_DMA_DESCS, dreq->ndesc);
+	hwoffload_stat_add(hw, HWOFFLOAD_STAT_DMA_DESCS, dreq->ndesc);
 	spin_lock_bh(&ring->lock);
 	idle = list_empty(&ring->pending);
 	list_add_tail(&dreq->node, &ring->pending);
 	WRITE_ONCE(ring->head, end);
 	spin_unlock_bh(&ring->lock);
 	if (idle)
-		hwoff_dma_follow_cpu(hw);
+		hwoffload_dma_follow_cpu(hw);
 
 	/* the descriptors and the context record are in memory before HEAD moves */
 	wmb();
-	hwoff_write(hw, HWOFF_REG_RING_HEAD, end);
-	hwoff_ring_doorbell(hw, HWOFF_DB_DMA);
-	queue_delayed_work(system_wq, &hw->timeout_work, msecs_to_jiffies(hwoff_timeout_ms));
+	hwoffload_write(hw, HWE_REG_RING_HEAD, end);
+	hwoffload_ring_doorbell(hw, HWE_DB_DMA);
+	queue_delayed_work(system_wq, &hw->timeout_work, msecs_to_jiffies(hwoffload_timeout_ms));
 }
 
 /* A LOAD_CTX at @index of the record (@len bytes from @off) in that descriptor's slot. */
-static void hwoff_ring_load_ctx(struct hwoff_ring *ring, u32 index, size_t off, u32 len)
+static void hwoffload_ring_load_ctx(struct hwoffload_ring *ring, u32 index, size_t off, u32 len)
 {
-	hwoff_desc_fill(hwoff_ring_desc(ring, index), hwoff_ring_slot_dma(ring, index) + off, 0,
-			len, HWOFF_DESC_LOAD_CTX);
+	hwoffload_desc_fill(hwoffload_ring_desc(ring, index),
+			    hwoffload_ring_slot_dma(ring, index) + off, 0, len, HWE_DESC_LOAD_CTX);
 }
 
 /*
@@ -358,14 +361,14 @@ static void hwoff_ring_load_ctx(struct hwoff_ring *ring, u32 index, size_t off, 
  * request per walk. The request's LOAD_CTX (@ctx_len bytes of the slot from @ctx_off) is
  * filled; the caller fills the record and the DATA descriptors, publishes and unlocks.
  */
-static int hwoff_ring_reserve(struct hwoff_dev *hw, struct hwoff_dma_req *dreq, u32 ndesc,
-			      size_t ctx_off, u32 ctx_len)
+static int hwoffload_ring_reserve(struct hwoffload_dev *hw, struct hwoffload_dma_req *dreq,
+				  u32 ndesc, size_t ctx_off, u32 ctx_len)
 {
-	struct hwoff_ring *ring = &hw->ring;
-	u32 room = READ_ONCE(hw->dma_chain) ? ndesc : HWOFF_RING_ENTRIES;
+	struct hwoffload_ring *ring = &hw->ring;
+	u32 room = READ_ONCE(hw->dma_chain) ? ndesc : HWOFFLOAD_RING_ENTRIES;
 
-	if (!wait_event_timeout(ring->space, hwoff_ring_space(ring) >= room,
-				msecs_to_jiffies(2 * hwoff_timeout_ms)))
+	if (!wait_event_timeout(ring->space, hwoffload_ring_space(ring) >= room,
+				msecs_to_jiffies(2 * hwoffload_timeout_ms)))
 		return -ETIMEDOUT;
 	mutex_lock(&hw->hw_lock);
 	if (hw->dead) {
@@ -373,14 +376,14 @@ static int hwoff_ring_reserve(struct hwoff_dev *hw, struct hwoff_dma_req *dreq, 
 		return -EIO;
 	}
 	dreq->first_desc = ring->head;
-	hwoff_ring_load_ctx(ring, ring->head, ctx_off, ctx_len);
+	hwoffload_ring_load_ctx(ring, ring->head, ctx_off, ctx_len);
 	return 0;
 }
 
-static void hwoff_cipher_collect(struct hwoff_dev *hw, struct hwoff_dma_req *dreq,
-				 struct hwoff_slot *slot)
+static void hwoffload_cipher_collect(struct hwoffload_dev *hw, struct hwoffload_dma_req *dreq,
+				     struct hwoffload_slot *slot)
 {
-	struct hwoff_req_ctx *rctx = container_of(dreq, struct hwoff_req_ctx, dma);
+	struct hwoffload_req_ctx *rctx = container_of(dreq, struct hwoffload_req_ctx, dma);
 
 	if (dreq->err)
 		return;
@@ -388,63 +391,63 @@ static void hwoff_cipher_collect(struct hwoff_dev *hw, struct hwoff_dma_req *dre
 	memcpy(rctx->tail, slot->tail, sizeof(rctx->tail));
 }
 
-static void hwoff_cipher_finish(struct hwoff_dev *hw, struct hwoff_dma_req *dreq)
+static void hwoffload_cipher_finish(struct hwoffload_dev *hw, struct hwoffload_dma_req *dreq)
 {
-	struct hwoff_req_ctx *rctx = container_of(dreq, struct hwoff_req_ctx, dma);
+	struct hwoffload_req_ctx *rctx = container_of(dreq, struct hwoffload_req_ctx, dma);
 	struct skcipher_request *req = rctx->req;
 	unsigned int ivsize = crypto_skcipher_ivsize(crypto_skcipher_reqtfm(req));
 
-	hwoff_dma_unmap(hw, req, !dreq->err);
+	hwoffload_dma_unmap(hw, req, !dreq->err);
 	if (dreq->err) {
-		hwoff_stat_inc(hw, HWOFF_STAT_DMA_ERRORS);
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_ERRORS);
 	} else {
 		if (ivsize)
 			memcpy(req->iv, rctx->iv_out, ivsize);
-		hwoff_stat_inc(hw, HWOFF_STAT_DMA_REQUESTS);
-		hwoff_stat_add(hw, HWOFF_STAT_DMA_BYTES, req->cryptlen);
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_REQUESTS);
+		hwoffload_stat_add(hw, HWOFFLOAD_STAT_DMA_BYTES, req->cryptlen);
 	}
-	hwoff_cipher_done(hw, req, dreq->err);
+	hwoffload_cipher_done(hw, req, dreq->err);
 }
 
-static const struct hwoff_dma_ops hwoff_cipher_dma_ops = {
-	.collect = hwoff_cipher_collect,
-	.finish = hwoff_cipher_finish,
+static const struct hwoffload_dma_ops hwoffload_cipher_dma_ops = {
+	.collect = hwoffload_cipher_collect,
+	.finish = hwoffload_cipher_finish,
 };
 
 /* Map, wait for room in the ring and publish; the interrupt completes the request. */
-int hwoff_dma_submit(struct hwoff_dev *hw, struct skcipher_request *req)
+int hwoffload_dma_submit(struct hwoffload_dev *hw, struct skcipher_request *req)
 {
-	struct hwoff_req_ctx *rctx = skcipher_request_ctx(req);
-	struct hwoff_ring *ring = &hw->ring;
-	struct hwoff_slot *slot;
+	struct hwoffload_req_ctx *rctx = skcipher_request_ctx(req);
+	struct hwoffload_ring *ring = &hw->ring;
+	struct hwoffload_slot *slot;
 	u32 ndesc, index;
 	int ret;
 
-	ret = hwoff_dma_map(hw, req);
+	ret = hwoffload_dma_map(hw, req);
 	if (ret)
 		return ret;
-	ndesc = 1 + hwoff_dma_data_descs(NULL, 0, rctx->dma_src, rctx->dma_dst, rctx->dma_len) +
+	ndesc = 1 + hwoffload_dma_data_descs(NULL, 0, rctx->dma_src, rctx->dma_dst, rctx->dma_len) +
 		!!rctx->tail_len;
-	rctx->dma.ops = &hwoff_cipher_dma_ops;
-	ret = hwoff_ring_reserve(hw, &rctx->dma, ndesc, offsetof(struct hwoff_slot, ctx),
-				 sizeof(slot->ctx));
+	rctx->dma.ops = &hwoffload_cipher_dma_ops;
+	ret = hwoffload_ring_reserve(hw, &rctx->dma, ndesc, offsetof(struct hwoffload_slot, ctx),
+				     sizeof(slot->ctx));
 	if (ret) {
-		hwoff_dma_unmap(hw, req, false);
+		hwoffload_dma_unmap(hw, req, false);
 		return ret;
 	}
 	index = rctx->dma.first_desc;
-	slot = hwoff_ring_slot(ring, index++);
-	hwoff_cipher_fill_ctx(req, &slot->ctx);
-	index += hwoff_dma_data_descs(ring, index, rctx->dma_src, rctx->dma_dst, rctx->dma_len);
+	slot = hwoffload_ring_slot(ring, index++);
+	hwoffload_cipher_fill_ctx(req, &slot->ctx);
+	index += hwoffload_dma_data_descs(ring, index, rctx->dma_src, rctx->dma_dst, rctx->dma_len);
 	if (rctx->tail_len) {
-		dma_addr_t tail_dma = hwoff_ring_slot_dma(ring, rctx->dma.first_desc) +
-				      offsetof(struct hwoff_slot, tail);
+		dma_addr_t tail_dma = hwoffload_ring_slot_dma(ring, rctx->dma.first_desc) +
+				      offsetof(struct hwoffload_slot, tail);
 
 		memcpy(slot->tail, rctx->tail, sizeof(slot->tail));
-		hwoff_desc_fill(hwoff_ring_desc(ring, index++), tail_dma, tail_dma,
-				sizeof(slot->tail), HWOFF_DESC_DATA);
+		hwoffload_desc_fill(hwoffload_ring_desc(ring, index++), tail_dma, tail_dma,
+				    sizeof(slot->tail), HWE_DESC_DATA);
 	}
-	hwoff_ring_publish(hw, &rctx->dma, index);
+	hwoffload_ring_publish(hw, &rctx->dma, index);
 	mutex_unlock(&hw->hw_lock);
 	return 0;
 }
@@ -454,9 +457,9 @@ int hwoff_dma_submit(struct hwoff_dev *hw, struct skcipher_request *req)
  * the rule (whole blocks but the last of a FINAL request), else st.buf and req->src copied
  * into a bounce list.
  */
-static int hwoff_dma_map_hash(struct hwoff_dev *hw, struct ahash_request *req)
+static int hwoffload_dma_map_hash(struct hwoffload_dev *hw, struct ahash_request *req)
 {
-	struct hwoff_hash_req_ctx *rctx = ahash_request_ctx(req);
+	struct hwoffload_hash_req_ctx *rctx = ahash_request_ctx(req);
 	unsigned int total = rctx->st.buflen + rctx->src_len, off;
 	struct scatterlist *b;
 	int nents = -EINVAL;
@@ -467,53 +470,55 @@ static int hwoff_dma_map_hash(struct hwoff_dev *hw, struct ahash_request *req)
 	if (!total)
 		return 0;
 	if (!rctx->st.buflen)
-		nents = hwoff_sg_dma_nents(hw->dev, req->src, total, hwoff_hash_blocksize(req));
-	if (nents > HWOFF_MAX_DATA_DESCS) {
-		hwoff_stat_inc(hw, HWOFF_STAT_DMA_BOUNCE_SEGMENTS);
+		nents = hwoffload_sg_dma_nents(hw->dev, req->src, total,
+					       hwoffload_hash_blocksize(req));
+	if (nents > HWOFFLOAD_MAX_DATA_DESCS) {
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_BOUNCE_SEGMENTS);
 	} else if (nents > 0) {
 		if (!dma_map_sg(hw->dev, req->src, nents, DMA_TO_DEVICE))
 			return -ENOMEM;
 		rctx->src_nents = nents;
 		rctx->dma_src = req->src;
-		hwoff_stat_inc(hw, HWOFF_STAT_DMA_ZERO_COPY);
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_ZERO_COPY);
 		return 0;
 	} else {
 		/* bytes buffered in front count too: the data then starts mid-block */
-		hwoff_stat_inc(hw, HWOFF_STAT_DMA_BOUNCE_MISALIGNED);
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_BOUNCE_MISALIGNED);
 	}
-	ret = hwoff_bounce_alloc(&rctx->bounce, total, hwoff_req_gfp(&req->base));
+	ret = hwoffload_bounce_alloc(&rctx->bounce, total, hwoffload_req_gfp(&req->base));
 	if (ret)
 		return ret;
 	for (b = rctx->bounce.sgl, off = 0; off < total; off += b->length, b = sg_next(b))
-		hwoff_hash_copy(req, sg_virt(b), off, min(b->length, total - off));
-	ret = hwoff_bounce_map(hw, &rctx->bounce, DMA_TO_DEVICE);
+		hwoffload_hash_copy(req, sg_virt(b), off, min(b->length, total - off));
+	ret = hwoffload_bounce_map(hw, &rctx->bounce, DMA_TO_DEVICE);
 	if (ret)
 		return ret;
 	rctx->dma_src = rctx->bounce.sgl;
-	hwoff_stat_inc(hw, HWOFF_STAT_DMA_BOUNCES);
-	hwoff_stat_add(hw, HWOFF_STAT_DMA_BOUNCE_BYTES, total);
+	hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_BOUNCES);
+	hwoffload_stat_add(hw, HWOFFLOAD_STAT_DMA_BOUNCE_BYTES, total);
 	return 0;
 }
 
-static void hwoff_dma_unmap_hash(struct hwoff_dev *hw, struct ahash_request *req)
+static void hwoffload_dma_unmap_hash(struct hwoffload_dev *hw, struct ahash_request *req)
 {
-	struct hwoff_hash_req_ctx *rctx = ahash_request_ctx(req);
+	struct hwoffload_hash_req_ctx *rctx = ahash_request_ctx(req);
 
 	if (rctx->bounce.sgl)
-		hwoff_bounce_free(hw, &rctx->bounce, DMA_TO_DEVICE, NULL, 0);
+		hwoffload_bounce_free(hw, &rctx->bounce, DMA_TO_DEVICE, NULL, 0);
 	else if (rctx->src_nents)
 		dma_unmap_sg(hw->dev, req->src, rctx->src_nents, DMA_TO_DEVICE);
 }
 
 /* The written-back record: the outer one of an HMAC (its slot wiped of the opad state too). */
-static void hwoff_hash_collect(struct hwoff_dev *hw, struct hwoff_dma_req *dreq,
-			       struct hwoff_slot *slot)
+static void hwoffload_hash_collect(struct hwoffload_dev *hw, struct hwoffload_dma_req *dreq,
+				   struct hwoffload_slot *slot)
 {
-	struct hwoff_hash_req_ctx *rctx = container_of(dreq, struct hwoff_hash_req_ctx, dma);
-	struct hwoff_slot *outer = NULL;
+	struct hwoffload_hash_req_ctx *rctx =
+		container_of(dreq, struct hwoffload_hash_req_ctx, dma);
+	struct hwoffload_slot *outer = NULL;
 
 	if (rctx->hmac_final) {
-		outer = hwoff_ring_slot(&hw->ring, rctx->outer_desc);
+		outer = hwoffload_ring_slot(&hw->ring, rctx->outer_desc);
 		slot = outer;
 	}
 	if (!dreq->err) {
@@ -525,28 +530,30 @@ static void hwoff_hash_collect(struct hwoff_dev *hw, struct hwoff_dma_req *dreq,
 		memzero_explicit(outer, sizeof(*outer));
 }
 
-static void hwoff_hash_finish(struct hwoff_dev *hw, struct hwoff_dma_req *dreq)
+static void hwoffload_hash_finish(struct hwoffload_dev *hw, struct hwoffload_dma_req *dreq)
 {
-	struct hwoff_hash_req_ctx *rctx = container_of(dreq, struct hwoff_hash_req_ctx, dma);
+	struct hwoffload_hash_req_ctx *rctx =
+		container_of(dreq, struct hwoffload_hash_req_ctx, dma);
 
-	hwoff_dma_unmap_hash(hw, rctx->req);
+	hwoffload_dma_unmap_hash(hw, rctx->req);
 	if (dreq->err) {
-		hwoff_stat_inc(hw, HWOFF_STAT_DMA_ERRORS);
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_ERRORS);
 	} else {
-		hwoff_stat_inc(hw, HWOFF_STAT_HASH_DMA_REQUESTS);
-		hwoff_stat_add(hw, HWOFF_STAT_HASH_DMA_BYTES, rctx->st.buflen + rctx->src_len);
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_HASH_DMA_REQUESTS);
+		hwoffload_stat_add(hw, HWOFFLOAD_STAT_HASH_DMA_BYTES,
+				   rctx->st.buflen + rctx->src_len);
 	}
-	hwoff_hash_done(hw, rctx->req, dreq->err);
+	hwoffload_hash_done(hw, rctx->req, dreq->err);
 }
 
-static const struct hwoff_dma_ops hwoff_hash_dma_ops = {
-	.collect = hwoff_hash_collect,
-	.finish = hwoff_hash_finish,
+static const struct hwoffload_dma_ops hwoffload_hash_dma_ops = {
+	.collect = hwoffload_hash_collect,
+	.finish = hwoffload_hash_finish,
 };
 
 /* A hash record: the stream's @len_lo bytes hashed into @state, to go on as @cfg says. */
-static void hwoff_hash_fill_rec(struct hwoff_hash_ctx *rec, u32 cfg, u64 len_lo, u64 len_hi,
-				const u8 *state)
+static void hwoffload_hash_fill_rec(struct hwe_hash_ctx *rec, u32 cfg, u64 len_lo, u64 len_hi,
+				    const u8 *state)
 {
 	rec->cfg = cpu_to_le32(cfg);
 	memset(rec->reserved, 0, sizeof(rec->reserved));
@@ -556,74 +563,76 @@ static void hwoff_hash_fill_rec(struct hwoff_hash_ctx *rec, u32 cfg, u64 len_lo,
 }
 
 /*
- * The hash form of hwoff_dma_submit() (ENGINE.md section 11, DMA form). The final request of an
+ * The hash form of hwoffload_dma_submit() (ENGINE.md section 11, DMA form). The final request of an
  * HMAC is two requests published together: the inner one, then the outer one from the opad
  * state over the inner digest, read by the engine from the inner record it has just written
  * back (descriptors run in order).
  */
-int hwoff_dma_submit_hash(struct hwoff_dev *hw, struct ahash_request *req)
+int hwoffload_dma_submit_hash(struct hwoffload_dev *hw, struct ahash_request *req)
 {
-	struct hwoff_hash_req_ctx *rctx = ahash_request_ctx(req);
+	struct hwoffload_hash_req_ctx *rctx = ahash_request_ctx(req);
 	unsigned int total = rctx->st.buflen + rctx->src_len;
-	const u8 *outer = hwoff_hash_outer_state(req);
-	struct hwoff_ring *ring = &hw->ring;
+	const u8 *outer = hwoffload_hash_outer_state(req);
+	struct hwoffload_ring *ring = &hw->ring;
 	u32 ndesc, index, first;
 	int ret;
 
-	BUILD_BUG_ON(sizeof(struct hwoff_hash_ctx) != 96);
+	BUILD_BUG_ON(sizeof(struct hwe_hash_ctx) != 96);
 	/* the inner digest is DMA'd from the record: 16-byte aligned */
-	BUILD_BUG_ON(!IS_ALIGNED(offsetof(struct hwoff_slot, hash.state), HWOFF_DMA_ALIGN));
-	ret = hwoff_dma_map_hash(hw, req);
+	BUILD_BUG_ON(!IS_ALIGNED(offsetof(struct hwoffload_slot, hash.state), HWE_DMA_ALIGN));
+	ret = hwoffload_dma_map_hash(hw, req);
 	if (ret)
 		return ret;
 	/* an empty FINAL request is its LOAD_CTX alone */
-	ndesc = 1 + (total ? hwoff_dma_data_descs(NULL, 0, rctx->dma_src, NULL, total) : 0);
-	rctx->dma.ops = &hwoff_hash_dma_ops;
-	ret = hwoff_ring_reserve(hw, &rctx->dma, ndesc + (outer ? 2 : 0),
-				 offsetof(struct hwoff_slot, hash), sizeof(struct hwoff_hash_ctx));
+	ndesc = 1 + (total ? hwoffload_dma_data_descs(NULL, 0, rctx->dma_src, NULL, total) : 0);
+	rctx->dma.ops = &hwoffload_hash_dma_ops;
+	ret = hwoffload_ring_reserve(hw, &rctx->dma, ndesc + (outer ? 2 : 0),
+				     offsetof(struct hwoffload_slot, hash),
+				     sizeof(struct hwe_hash_ctx));
 	if (ret) {
-		hwoff_dma_unmap_hash(hw, req);
+		hwoffload_dma_unmap_hash(hw, req);
 		return ret;
 	}
 	first = rctx->dma.first_desc;
 	index = first + 1;
-	hwoff_hash_fill_rec(&hwoff_ring_slot(ring, first)->hash, hwoff_hash_cfg(req, true, true),
-			    rctx->st.len_lo, rctx->st.len_hi, rctx->st.state);
+	hwoffload_hash_fill_rec(&hwoffload_ring_slot(ring, first)->hash,
+				hwoffload_hash_cfg(req, true, true), rctx->st.len_lo,
+				rctx->st.len_hi, rctx->st.state);
 	if (total)
-		index += hwoff_dma_data_descs(ring, index, rctx->dma_src, NULL, total);
+		index += hwoffload_dma_data_descs(ring, index, rctx->dma_src, NULL, total);
 	if (outer) {
-		hwoff_ring_desc(ring, index - 1)->flags |= cpu_to_le32(HWOFF_DESC_END_OF_REQ);
+		hwoffload_ring_desc(ring, index - 1)->flags |= cpu_to_le32(HWE_DESC_END_OF_REQ);
 		rctx->outer_desc = index;
-		hwoff_ring_load_ctx(ring, index, offsetof(struct hwoff_slot, hash),
-				    sizeof(struct hwoff_hash_ctx));
-		hwoff_hash_fill_rec(&hwoff_ring_slot(ring, index++)->hash,
-				    hwoff_hash_cfg(req, false, true), hwoff_hash_blocksize(req), 0,
-				    outer);
-		hwoff_desc_fill(hwoff_ring_desc(ring, index++),
-				hwoff_ring_slot_dma(ring, first) +
-				offsetof(struct hwoff_slot, hash.state),
-				0, hwoff_hash_digestsize(req), HWOFF_DESC_DATA);
+		hwoffload_ring_load_ctx(ring, index, offsetof(struct hwoffload_slot, hash),
+					sizeof(struct hwe_hash_ctx));
+		hwoffload_hash_fill_rec(&hwoffload_ring_slot(ring, index++)->hash,
+					hwoffload_hash_cfg(req, false, true),
+					hwoffload_hash_blocksize(req), 0, outer);
+		hwoffload_desc_fill(hwoffload_ring_desc(ring, index++),
+				    hwoffload_ring_slot_dma(ring, first) +
+					    offsetof(struct hwoffload_slot, hash.state),
+				    0, hwoffload_hash_digestsize(req), HWE_DESC_DATA);
 	}
-	hwoff_ring_publish(hw, &rctx->dma, index);
+	hwoffload_ring_publish(hw, &rctx->dma, index);
 	mutex_unlock(&hw->hw_lock);
 	return 0;
 }
 
 /* Under the ring lock: a finished request's result, and its slot wiped of key or state. */
-static void hwoff_dma_collect(struct hwoff_dev *hw, struct hwoff_dma_req *dreq)
+static void hwoffload_dma_collect(struct hwoffload_dev *hw, struct hwoffload_dma_req *dreq)
 {
-	struct hwoff_slot *slot = hwoff_ring_slot(&hw->ring, dreq->first_desc);
+	struct hwoffload_slot *slot = hwoffload_ring_slot(&hw->ring, dreq->first_desc);
 	u32 i, status;
 
 	dreq->err = 0;
 	for (i = 0; i < dreq->ndesc && !dreq->err; i++) {
-		status = le32_to_cpu(READ_ONCE(hwoff_ring_desc(&hw->ring,
-							       dreq->first_desc + i)->status));
-		if (!(status & HWOFF_DSTAT_DONE)) {
+		status = le32_to_cpu(
+			READ_ONCE(hwoffload_ring_desc(&hw->ring, dreq->first_desc + i)->status));
+		if (!(status & HWE_DSTAT_DONE)) {
 			dreq->err = -ETIMEDOUT;		/* dropped by a reset */
-		} else if (status & HWOFF_DSTAT_ERR_MASK) {
+		} else if (status & HWE_DSTAT_ERR_MASK) {
 			dev_warn_ratelimited(hw->dev, "DMA request failed: engine error %u\n",
-					     status & HWOFF_DSTAT_ERR_MASK);
+					     status & HWE_DSTAT_ERR_MASK);
 			dreq->err = -EIO;
 		}
 	}
@@ -636,36 +645,36 @@ static void hwoff_dma_collect(struct hwoff_dev *hw, struct hwoff_dma_req *dreq)
  * is gone: nothing will finish them). Returns how many. Descriptors a reset dropped have no
  * DONE status, so their requests fail.
  */
-unsigned int hwoff_dma_complete(struct hwoff_dev *hw, bool all)
+unsigned int hwoffload_dma_complete(struct hwoffload_dev *hw, bool all)
 {
-	struct hwoff_ring *ring = &hw->ring;
-	struct hwoff_dma_req *dreq, *next;
+	struct hwoffload_ring *ring = &hw->ring;
+	struct hwoffload_dma_req *dreq, *next;
 	unsigned int count = 0;
 	LIST_HEAD(done);
 	u32 cur;
 
 	spin_lock_bh(&ring->lock);
-	cur = all ? ring->head : hwoff_read(hw, HWOFF_REG_RING_CUR);
+	cur = all ? ring->head : hwoffload_read(hw, HWE_REG_RING_CUR);
 	rmb();	/* CUR before the statuses it covers */
 	list_for_each_entry_safe(dreq, next, &ring->pending, node) {
 		u32 end = dreq->first_desc + dreq->ndesc;
 
 		if ((s32)(cur - end) < 0)
 			break;
-		hwoff_dma_collect(hw, dreq);
+		hwoffload_dma_collect(hw, dreq);
 		WRITE_ONCE(ring->tail, end);
 		list_move_tail(&dreq->node, &done);
 		count++;
 	}
-	if (count > atomic64_read(&hw->stats[HWOFF_STAT_DMA_CHAIN_MAX]))
-		atomic64_set(&hw->stats[HWOFF_STAT_DMA_CHAIN_MAX], count);
+	if (count > atomic64_read(&hw->stats[HWOFFLOAD_STAT_DMA_CHAIN_MAX]))
+		atomic64_set(&hw->stats[HWOFFLOAD_STAT_DMA_CHAIN_MAX], count);
 	spin_unlock_bh(&ring->lock);
 	if (!count)
 		return 0;
 
 	wake_up(&ring->space);
-	hwoff_stat_inc(hw, HWOFF_STAT_DMA_CHAINS);
-	hwoff_stat_add(hw, HWOFF_STAT_DMA_CHAINED_REQUESTS, count);
+	hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_CHAINS);
+	hwoffload_stat_add(hw, HWOFFLOAD_STAT_DMA_CHAINED_REQUESTS, count);
 	/* crypto_engine wants its requests finalized with bottom halves off */
 	local_bh_disable();
 	list_for_each_entry_safe(dreq, next, &done, node)
@@ -679,19 +688,20 @@ unsigned int hwoff_dma_complete(struct hwoff_dev *hw, bool all)
  * behind CUR: complete it. A request still pending past its deadline means a stalled or dead
  * engine: reset, which fails what the ring held. A halted ring also needs a reset.
  */
-void hwoff_dma_timeout_work(struct work_struct *work)
+void hwoffload_dma_timeout_work(struct work_struct *work)
 {
-	struct hwoff_dev *hw = container_of(to_delayed_work(work), struct hwoff_dev,
-					    timeout_work);
-	struct hwoff_ring *ring = &hw->ring;
-	struct hwoff_dma_req *oldest;
+	struct hwoffload_dev *hw =
+		container_of(to_delayed_work(work), struct hwoffload_dev, timeout_work);
+	struct hwoffload_ring *ring = &hw->ring;
+	struct hwoffload_dma_req *oldest;
 	unsigned long deadline = 0;
 	bool halted;
 
-	hwoff_stat_add(hw, HWOFF_STAT_DMA_LATE_COMPLETIONS, hwoff_dma_complete(hw, false));
-	halted = hwoff_read(hw, HWOFF_REG_STATUS) & HWOFF_STATUS_DMA_HALTED;
+	hwoffload_stat_add(hw, HWOFFLOAD_STAT_DMA_LATE_COMPLETIONS,
+			   hwoffload_dma_complete(hw, false));
+	halted = hwoffload_read(hw, HWE_REG_STATUS) & HWE_STATUS_DMA_HALTED;
 	spin_lock_bh(&ring->lock);
-	oldest = list_first_entry_or_null(&ring->pending, struct hwoff_dma_req, node);
+	oldest = list_first_entry_or_null(&ring->pending, struct hwoffload_dma_req, node);
 	if (oldest)
 		deadline = oldest->deadline;
 	spin_unlock_bh(&ring->lock);
@@ -703,11 +713,11 @@ void hwoff_dma_timeout_work(struct work_struct *work)
 			queue_delayed_work(system_wq, &hw->timeout_work, deadline - jiffies);
 			return;
 		}
-		hwoff_stat_inc(hw, HWOFF_STAT_DMA_TIMEOUTS);
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_TIMEOUTS);
 	}
 	dev_warn(hw->dev, "DMA %s: resetting the engine\n", halted ? "ring halted" : "timeout");
 	mutex_lock(&hw->hw_lock);
-	hwoff_reset_locked(hw);
+	hwoffload_reset_locked(hw);
 	mutex_unlock(&hw->hw_lock);
 }
 
@@ -715,24 +725,24 @@ void hwoff_dma_timeout_work(struct work_struct *work)
  * A primary handler that only wakes the thread: with IRQF_ONESHOT instead, every interrupt
  * would mask and unmask the MSI-X vector, two more trapped writes.
  */
-irqreturn_t hwoff_dma_irq(int irq, void *data)
+irqreturn_t hwoffload_dma_irq(int irq, void *data)
 {
-	struct hwoff_dev *hw = data;
+	struct hwoffload_dev *hw = data;
 
-	hwoff_stat_inc(hw, HWOFF_STAT_DMA_INTERRUPTS);
+	hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_INTERRUPTS);
 	return IRQ_WAKE_THREAD;
 }
 
-irqreturn_t hwoff_dma_irq_thread(int irq, void *data)
+irqreturn_t hwoffload_dma_irq_thread(int irq, void *data)
 {
-	struct hwoff_dev *hw = data;
-	u32 status = hwoff_read(hw, HWOFF_REG_INT_STATUS) &
-		     (HWOFF_INT_DMA_DONE | HWOFF_INT_DMA_ERROR);
+	struct hwoffload_dev *hw = data;
+	u32 status = hwoffload_read(hw, HWE_REG_INT_STATUS) &
+		     (HWE_INT_DMA_DONE | HWE_INT_DMA_ERROR);
 
 	/* Clear before reading CUR: a walk that ends after the read interrupts again. */
-	atomic_andnot(status, hwoff_reg_atomic(hw, HWOFF_REG_INT_STATUS));
-	hwoff_dma_complete(hw, false);
-	if (hwoff_read(hw, HWOFF_REG_STATUS) & HWOFF_STATUS_DMA_HALTED)
+	atomic_andnot(status, hwoffload_reg_atomic(hw, HWE_REG_INT_STATUS));
+	hwoffload_dma_complete(hw, false);
+	if (hwoffload_read(hw, HWE_REG_STATUS) & HWE_STATUS_DMA_HALTED)
 		mod_delayed_work(system_wq, &hw->timeout_work, 0);
 	return IRQ_HANDLED;
 }

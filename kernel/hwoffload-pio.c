@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: GPL-2.0-only
 /*
  * hwoffload PIO path (ENGINE.md section 5), like omap-sham's xmit_cpu: the CPU copies up to a
  * FIFO of data into BAR2, rings, polls PIO_DONE_SEQ and copies the result out. CBC and CTR
@@ -10,19 +10,19 @@
 
 #include "hwoffload.h"
 
-#define HWOFF_PIO_SPIN_US	50	/* a polled round trip is about 3 us: spin this long */
-#define HWOFF_PIO_SLEEP_US	20	/* then poll at this interval until the timeout */
+#define HWOFFLOAD_PIO_SPIN_US	50	/* a polled round trip is about 3 us: spin this long */
+#define HWOFFLOAD_PIO_SLEEP_US	20	/* then poll at this interval until the timeout */
 
-static int hwoff_pio_wait(struct hwoff_dev *hw, u32 seq)
+static int hwoffload_pio_wait(struct hwoffload_dev *hw, u32 seq)
 {
 	u32 done;
 
-	if (!read_poll_timeout_atomic(hwoff_read, done, done == seq, 1, HWOFF_PIO_SPIN_US, false,
-				      hw, HWOFF_REG_PIO_DONE_SEQ))
+	if (!read_poll_timeout_atomic(hwoffload_read, done, done == seq, 1, HWOFFLOAD_PIO_SPIN_US,
+				      false, hw, HWE_REG_PIO_DONE_SEQ))
 		return 0;
-	return read_poll_timeout(hwoff_read, done, done == seq, HWOFF_PIO_SLEEP_US,
-				 hwoff_timeout_ms * USEC_PER_MSEC, false, hw,
-				 HWOFF_REG_PIO_DONE_SEQ);
+	return read_poll_timeout(hwoffload_read, done, done == seq, HWOFFLOAD_PIO_SLEEP_US,
+				 hwoffload_timeout_ms * USEC_PER_MSEC, false, hw,
+				 HWE_REG_PIO_DONE_SEQ);
 }
 
 /*
@@ -30,25 +30,25 @@ static int hwoff_pio_wait(struct hwoff_dev *hw, u32 seq)
  * resets the engine (which fails the DMA ring too); an engine error leaves the context as
  * it was before the request (ENGINE.md sections 5 and 11).
  */
-static int hwoff_pio_run(struct hwoff_dev *hw, unsigned int len)
+static int hwoffload_pio_run(struct hwoffload_dev *hw, unsigned int len)
 {
 	u32 result;
 	int ret;
 
-	hwoff_write(hw, HWOFF_REG_FIFO_IN_LEVEL, len);
-	hwoff_write(hw, HWOFF_REG_PIO_SEQ, ++hw->pio_seq);
-	hwoff_ring_doorbell(hw, HWOFF_DB_PIO);
-	hwoff_stat_inc(hw, HWOFF_STAT_PIO_CHUNKS);
-	ret = hwoff_pio_wait(hw, hw->pio_seq);
+	hwoffload_write(hw, HWE_REG_FIFO_IN_LEVEL, len);
+	hwoffload_write(hw, HWE_REG_PIO_SEQ, ++hw->pio_seq);
+	hwoffload_ring_doorbell(hw, HWE_DB_PIO);
+	hwoffload_stat_inc(hw, HWOFFLOAD_STAT_PIO_CHUNKS);
+	ret = hwoffload_pio_wait(hw, hw->pio_seq);
 	if (ret) {
-		hwoff_stat_inc(hw, HWOFF_STAT_PIO_TIMEOUTS);
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_PIO_TIMEOUTS);
 		dev_warn(hw->dev, "PIO timeout: resetting the engine\n");
-		hwoff_reset_locked(hw);
+		hwoffload_reset_locked(hw);
 		return ret;
 	}
 	rmb();	/* PIO_DONE_SEQ before the result and the output it releases */
-	result = hwoff_read(hw, HWOFF_REG_PIO_RESULT);
-	if (result != HWOFF_ERR_NONE) {
+	result = hwoffload_read(hw, HWE_REG_PIO_RESULT);
+	if (result != HWE_ERR_NONE) {
 		dev_warn_ratelimited(hw->dev, "PIO request failed: engine error %u\n", result);
 		return -EIO;
 	}
@@ -56,70 +56,71 @@ static int hwoff_pio_run(struct hwoff_dev *hw, unsigned int len)
 }
 
 /* One FIFO load: @len bytes at offset @off of the request, through the engine. */
-static int hwoff_pio_chunk(struct hwoff_dev *hw, struct skcipher_request *req,
-			   unsigned int off, unsigned int len)
+static int hwoffload_pio_chunk(struct hwoffload_dev *hw, struct skcipher_request *req,
+			       unsigned int off, unsigned int len)
 {
 	int ret;
 
-	sg_pcopy_to_buffer(req->src, sg_nents(req->src), hw->regs + HWOFF_FIFO_IN, len, off);
-	ret = hwoff_pio_run(hw, len);
-	if (!ret && hwoff_read(hw, HWOFF_REG_FIFO_OUT_LEVEL) != len) {
+	sg_pcopy_to_buffer(req->src, sg_nents(req->src), hw->regs + HWE_FIFO_IN, len, off);
+	ret = hwoffload_pio_run(hw, len);
+	if (!ret && hwoffload_read(hw, HWE_REG_FIFO_OUT_LEVEL) != len) {
 		dev_warn_ratelimited(hw->dev, "PIO request failed: short output\n");
 		ret = -EIO;
 	}
 	if (!ret)
-		sg_pcopy_from_buffer(req->dst, sg_nents(req->dst), hw->regs + HWOFF_FIFO_OUT, len,
+		sg_pcopy_from_buffer(req->dst, sg_nents(req->dst), hw->regs + HWE_FIFO_OUT, len,
 				     off);
-	hwoff_write(hw, HWOFF_REG_FIFO_OUT_LEVEL, 0);
+	hwoffload_write(hw, HWE_REG_FIFO_OUT_LEVEL, 0);
 	return ret;
 }
 
-static void hwoff_pio_count(struct hwoff_dev *hw, int ret, enum hwoff_stat requests,
-			    enum hwoff_stat bytes, unsigned int len)
+static void hwoffload_pio_count(struct hwoffload_dev *hw, int ret, enum hwoffload_stat requests,
+				enum hwoffload_stat bytes, unsigned int len)
 {
 	if (ret) {
-		hwoff_stat_inc(hw, HWOFF_STAT_PIO_ERRORS);
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_PIO_ERRORS);
 	} else {
-		hwoff_stat_inc(hw, requests);
-		hwoff_stat_add(hw, bytes, len);
+		hwoffload_stat_inc(hw, requests);
+		hwoffload_stat_add(hw, bytes, len);
 	}
 }
 
-int hwoff_pio_crypt(struct hwoff_dev *hw, struct skcipher_request *req)
+int hwoffload_pio_crypt(struct hwoffload_dev *hw, struct skcipher_request *req)
 {
 	unsigned int ivsize = crypto_skcipher_ivsize(crypto_skcipher_reqtfm(req));
 	unsigned int off, len;
-	struct hwoff_aes_ctx ctx;
+	struct hwe_aes_ctx ctx;
 	int ret = 0;
 
 	/* The PIO context registers are laid out as a context record. */
-	BUILD_BUG_ON(HWOFF_REG_AES_CTR_OFFSET - HWOFF_REG_AES_CFG !=
-		     offsetof(struct hwoff_aes_ctx, ctr_offset));
-	BUILD_BUG_ON(HWOFF_REG_AES_IV - HWOFF_REG_AES_CFG != offsetof(struct hwoff_aes_ctx, iv));
-	BUILD_BUG_ON(HWOFF_REG_AES_KEY - HWOFF_REG_AES_CFG != offsetof(struct hwoff_aes_ctx, key));
-	BUILD_BUG_ON(HWOFF_REG_AES_CFG + sizeof(ctx) > HWOFF_REG_PIO_SEQ);
+	BUILD_BUG_ON(HWE_REG_AES_CTR_OFFSET - HWE_REG_AES_CFG !=
+		     offsetof(struct hwe_aes_ctx, ctr_offset));
+	BUILD_BUG_ON(HWE_REG_AES_IV - HWE_REG_AES_CFG != offsetof(struct hwe_aes_ctx, iv));
+	BUILD_BUG_ON(HWE_REG_AES_KEY - HWE_REG_AES_CFG != offsetof(struct hwe_aes_ctx, key));
+	BUILD_BUG_ON(HWE_REG_AES_CFG + sizeof(ctx) > HWE_REG_PIO_SEQ);
 
-	hwoff_cipher_fill_ctx(req, &ctx);
+	hwoffload_cipher_fill_ctx(req, &ctx);
 	mutex_lock(&hw->hw_lock);
 	if (hw->dead) {
 		ret = -EIO;
 		goto out_unlock;
 	}
 	/* the hash unit may have had the PIO block last */
-	hwoff_write(hw, HWOFF_REG_PIO_UNIT, HWOFF_UNIT_AES);
-	memcpy(hw->regs + HWOFF_REG_AES_CFG, &ctx, sizeof(ctx));
+	hwoffload_write(hw, HWE_REG_PIO_UNIT, HWE_UNIT_AES);
+	memcpy(hw->regs + HWE_REG_AES_CFG, &ctx, sizeof(ctx));
 	for (off = 0; off < req->cryptlen && !ret; off += len) {
-		len = min(req->cryptlen - off, HWOFF_FIFO_DEPTH);
-		ret = hwoff_pio_chunk(hw, req, off, len);
+		len = min(req->cryptlen - off, HWE_FIFO_DEPTH);
+		ret = hwoffload_pio_chunk(hw, req, off, len);
 	}
 	if (!ret && ivsize)
-		memcpy(req->iv, hw->regs + HWOFF_REG_AES_IV, ivsize);
+		memcpy(req->iv, hw->regs + HWE_REG_AES_IV, ivsize);
 	/* BAR2 stays readable: leave no key behind (ENGINE.md section 4) */
-	memzero_explicit(hw->regs + HWOFF_REG_AES_KEY, AES_MAX_KEY_SIZE);
+	memzero_explicit(hw->regs + HWE_REG_AES_KEY, AES_MAX_KEY_SIZE);
 out_unlock:
 	mutex_unlock(&hw->hw_lock);
 	memzero_explicit(&ctx, sizeof(ctx));
-	hwoff_pio_count(hw, ret, HWOFF_STAT_PIO_REQUESTS, HWOFF_STAT_PIO_BYTES, req->cryptlen);
+	hwoffload_pio_count(hw, ret, HWOFFLOAD_STAT_PIO_REQUESTS, HWOFFLOAD_STAT_PIO_BYTES,
+			    req->cryptlen);
 	return ret;
 }
 
@@ -130,52 +131,54 @@ out_unlock:
  * length and state back; for an HMAC's final request, then the outer hash. On failure the
  * request context keeps the state from before.
  */
-int hwoff_pio_hash(struct hwoff_dev *hw, struct ahash_request *req)
+int hwoffload_pio_hash(struct hwoffload_dev *hw, struct ahash_request *req)
 {
-	struct hwoff_hash_req_ctx *rctx = ahash_request_ctx(req);
+	struct hwoffload_hash_req_ctx *rctx = ahash_request_ctx(req);
 	unsigned int total = rctx->st.buflen + rctx->src_len, off = 0, len;
 	const u8 *outer;
 	int ret = 0;
 
-	BUILD_BUG_ON(HWOFF_FIFO_DEPTH % HWOFF_HASH_BLOCK_MAX);
+	BUILD_BUG_ON(HWE_FIFO_DEPTH % HWE_HASH_BLOCK_MAX);
 
 	mutex_lock(&hw->hw_lock);
 	if (hw->dead) {
 		ret = -EIO;
 		goto out_unlock;
 	}
-	hwoff_write(hw, HWOFF_REG_PIO_UNIT, HWOFF_UNIT_HASH);
-	hwoff_write64(hw, HWOFF_REG_HASH_LEN_LO, rctx->st.len_lo);
-	hwoff_write64(hw, HWOFF_REG_HASH_LEN_HI, rctx->st.len_hi);
-	memcpy(hw->regs + HWOFF_REG_HASH_STATE, rctx->st.state, HWOFF_HASH_STATE_SIZE);
+	hwoffload_write(hw, HWE_REG_PIO_UNIT, HWE_UNIT_HASH);
+	hwoffload_write64(hw, HWE_REG_HASH_LEN_LO, rctx->st.len_lo);
+	hwoffload_write64(hw, HWE_REG_HASH_LEN_HI, rctx->st.len_hi);
+	memcpy(hw->regs + HWE_REG_HASH_STATE, rctx->st.state, HWE_HASH_STATE_SIZE);
 	/* a FINAL request may be empty: one load of 0 bytes then */
 	do {
-		len = min(total - off, HWOFF_FIFO_DEPTH);
-		hwoff_write(hw, HWOFF_REG_HASH_CFG, hwoff_hash_cfg(req, !off, off + len == total));
-		hwoff_hash_copy(req, hw->regs + HWOFF_FIFO_IN, off, len);
-		ret = hwoff_pio_run(hw, len);
+		len = min(total - off, HWE_FIFO_DEPTH);
+		hwoffload_write(hw, HWE_REG_HASH_CFG,
+				hwoffload_hash_cfg(req, !off, off + len == total));
+		hwoffload_hash_copy(req, hw->regs + HWE_FIFO_IN, off, len);
+		ret = hwoffload_pio_run(hw, len);
 		off += len;
 	} while (!ret && off < total);
-	outer = hwoff_hash_outer_state(req);
+	outer = hwoffload_hash_outer_state(req);
 	if (!ret && outer) {
 		/* HMAC: the outer hash, from the opad state, over the inner digest */
-		memcpy(hw->regs + HWOFF_FIFO_IN, hw->regs + HWOFF_REG_HASH_STATE,
-		       hwoff_hash_digestsize(req));
-		hwoff_write64(hw, HWOFF_REG_HASH_LEN_LO, hwoff_hash_blocksize(req));
-		hwoff_write64(hw, HWOFF_REG_HASH_LEN_HI, 0);
-		memcpy(hw->regs + HWOFF_REG_HASH_STATE, outer, HWOFF_HASH_STATE_SIZE);
-		hwoff_write(hw, HWOFF_REG_HASH_CFG, hwoff_hash_cfg(req, false, true));
-		ret = hwoff_pio_run(hw, hwoff_hash_digestsize(req));
+		memcpy(hw->regs + HWE_FIFO_IN, hw->regs + HWE_REG_HASH_STATE,
+		       hwoffload_hash_digestsize(req));
+		hwoffload_write64(hw, HWE_REG_HASH_LEN_LO, hwoffload_hash_blocksize(req));
+		hwoffload_write64(hw, HWE_REG_HASH_LEN_HI, 0);
+		memcpy(hw->regs + HWE_REG_HASH_STATE, outer, HWE_HASH_STATE_SIZE);
+		hwoffload_write(hw, HWE_REG_HASH_CFG, hwoffload_hash_cfg(req, false, true));
+		ret = hwoffload_pio_run(hw, hwoffload_hash_digestsize(req));
 	}
 	if (!ret) {
-		rctx->st.len_lo = hwoff_read64(hw, HWOFF_REG_HASH_LEN_LO);
-		rctx->st.len_hi = hwoff_read64(hw, HWOFF_REG_HASH_LEN_HI);
-		memcpy(rctx->st.state, hw->regs + HWOFF_REG_HASH_STATE, HWOFF_HASH_STATE_SIZE);
+		rctx->st.len_lo = hwoffload_read64(hw, HWE_REG_HASH_LEN_LO);
+		rctx->st.len_hi = hwoffload_read64(hw, HWE_REG_HASH_LEN_HI);
+		memcpy(rctx->st.state, hw->regs + HWE_REG_HASH_STATE, HWE_HASH_STATE_SIZE);
 	}
 	/* an HMAC's inner and outer states are as good as its key: leave none in BAR2 */
-	memzero_explicit(hw->regs + HWOFF_REG_HASH_STATE, HWOFF_HASH_STATE_SIZE);
+	memzero_explicit(hw->regs + HWE_REG_HASH_STATE, HWE_HASH_STATE_SIZE);
 out_unlock:
 	mutex_unlock(&hw->hw_lock);
-	hwoff_pio_count(hw, ret, HWOFF_STAT_HASH_PIO_REQUESTS, HWOFF_STAT_HASH_PIO_BYTES, total);
+	hwoffload_pio_count(hw, ret, HWOFFLOAD_STAT_HASH_PIO_REQUESTS,
+			    HWOFFLOAD_STAT_HASH_PIO_BYTES, total);
 	return ret;
 }

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: GPL-2.0-only */
 /*
  * hwoffload: driver for the hwoffload AES and hash engine (kernel/ENGINE.md).
  *
@@ -12,13 +12,13 @@
  * first device bound registers them (their self-tests need an engine) and they stay registered
  * until the module goes, across unbind and rebind: crypto_unregister_alg() must not run while
  * transforms exist, and every transform holds the module (cra_module), so module exit is the
- * first moment none can. One device is bound at a time (hwoff_bound in hwoffload-core.c,
+ * first moment none can. One device is bound at a time (hwoffload_bound in hwoffload-core.c,
  * published by RCU). A transform attaches to the device bound when it is created
- * (hwoff_tfm_attach: its generation and a runtime PM reference) and each request takes that
- * device for its life (hwoff_dev_get/put, a count of requests in flight); a transform created
+ * (hwoffload_tfm_attach: its generation and a runtime PM reference) and each request takes that
+ * device for its life (hwoffload_dev_get/put, a count of requests in flight); a transform created
  * while none is bound fails with -ENODEV, and so does every request of a transform whose device
  * went away, even after a rebind, since the new device is a new session. Unbinding
- * (hwoff_unbind, the first step of remove) unpublishes the device and returns the transforms'
+ * (hwoffload_unbind, the first step of remove) unpublishes the device and returns the transforms'
  * runtime PM references, so that new requests fail with -ENODEV; requests waiting in the
  * crypto_engine queue fail with -ENODEV when the engine thread reaches them, and those already
  * on the engine finish (or time out and fail); it waits for the count of requests in flight
@@ -46,92 +46,92 @@
 #include "hwoffload-compat.h"
 #include "hwoffload_regs.h"
 
-#define HWOFF_DRIVER_NAME		"hwoffload"
+#define HWOFFLOAD_DRIVER_NAME		"hwoffload"
 
-#define HWOFF_RING_ENTRIES		1024	/* descriptors; power of two <= RING_MAX */
-#define HWOFF_MAX_DATA_DESCS		256	/* per request; more SG pieces are bounced */
+#define HWOFFLOAD_RING_ENTRIES		1024	/* descriptors; power of two <= RING_MAX */
+#define HWOFFLOAD_MAX_DATA_DESCS	256	/* per request; more SG pieces are bounced */
 /*
  * crypto_engine queue: every AF_ALG AIO request of every socket waits here while the engine
  * thread is busy, so leave room for a deep io_submit() batch.
  */
-#define HWOFF_QUEUE_LEN			512
+#define HWOFFLOAD_QUEUE_LEN		512
 /* auto drivers: requests up to this many bytes go by PIO (one FIFO load), larger ones by DMA */
-#define HWOFF_DEFAULT_THRESHOLD		HWOFF_FIFO_DEPTH
+#define HWOFFLOAD_DEFAULT_THRESHOLD	HWE_FIFO_DEPTH
 
-enum hwoff_mode_index {
-	HWOFF_ECB,
-	HWOFF_CBC,
-	HWOFF_CTR,
-	HWOFF_MODE_COUNT
+enum hwoffload_mode_index {
+	HWOFFLOAD_ECB,
+	HWOFFLOAD_CBC,
+	HWOFFLOAD_CTR,
+	HWOFFLOAD_MODE_COUNT
 };
 
-enum hwoff_hash_index {
-	HWOFF_MD5,
-	HWOFF_SHA1,
-	HWOFF_SHA224,
-	HWOFF_SHA256,
-	HWOFF_SHA384,
-	HWOFF_SHA512,
-	HWOFF_HASH_COUNT
+enum hwoffload_hash_index {
+	HWOFFLOAD_MD5,
+	HWOFFLOAD_SHA1,
+	HWOFFLOAD_SHA224,
+	HWOFFLOAD_SHA256,
+	HWOFFLOAD_SHA384,
+	HWOFFLOAD_SHA512,
+	HWOFFLOAD_HASH_COUNT
 };
 
 /* The auto drivers' thresholds: the AES modes, then the hash algorithms. */
-#define HWOFF_THRESHOLD_HASH(hash)	(HWOFF_MODE_COUNT + (hash))
-#define HWOFF_THRESHOLD_COUNT		(HWOFF_MODE_COUNT + HWOFF_HASH_COUNT)
+#define HWOFFLOAD_THRESHOLD_HASH(hash)	(HWOFFLOAD_MODE_COUNT + (hash))
+#define HWOFFLOAD_THRESHOLD_COUNT	(HWOFFLOAD_MODE_COUNT + HWOFFLOAD_HASH_COUNT)
 
-enum hwoff_path {
-	HWOFF_PATH_AUTO,	/* PIO or DMA by the mode's threshold */
-	HWOFF_PATH_PIO,
-	HWOFF_PATH_DMA,
-	HWOFF_PATH_COUNT
+enum hwoffload_path {
+	HWOFFLOAD_PATH_AUTO,	/* PIO or DMA by the mode's threshold */
+	HWOFFLOAD_PATH_PIO,
+	HWOFFLOAD_PATH_DMA,
+	HWOFFLOAD_PATH_COUNT
 };
 
 /* Driver statistics, shown in debugfs (hwoffload-debugfs.c names them). */
-enum hwoff_stat {
-	HWOFF_STAT_PIO_REQUESTS,
-	HWOFF_STAT_PIO_BYTES,
-	HWOFF_STAT_PIO_CHUNKS,
-	HWOFF_STAT_PIO_ERRORS,
-	HWOFF_STAT_PIO_TIMEOUTS,
-	HWOFF_STAT_DMA_REQUESTS,
-	HWOFF_STAT_DMA_BYTES,
-	HWOFF_STAT_DMA_DESCS,
-	HWOFF_STAT_DMA_ZERO_COPY,
-	HWOFF_STAT_DMA_BOUNCES,
-	HWOFF_STAT_DMA_BOUNCE_BYTES,
-	HWOFF_STAT_DMA_BOUNCE_MISALIGNED,
-	HWOFF_STAT_DMA_BOUNCE_SEGMENTS,
-	HWOFF_STAT_DMA_CTR_TAILS,
-	HWOFF_STAT_DMA_ERRORS,
-	HWOFF_STAT_DMA_TIMEOUTS,
-	HWOFF_STAT_DMA_INTERRUPTS,
-	HWOFF_STAT_DMA_CHAINS,
-	HWOFF_STAT_DMA_CHAINED_REQUESTS,
-	HWOFF_STAT_DMA_CHAIN_MAX,
-	HWOFF_STAT_DMA_LATE_COMPLETIONS,
-	HWOFF_STAT_AUTO_PIO,
-	HWOFF_STAT_AUTO_DMA,
-	HWOFF_STAT_HASH_PIO_REQUESTS,
-	HWOFF_STAT_HASH_PIO_BYTES,
-	HWOFF_STAT_HASH_DMA_REQUESTS,
-	HWOFF_STAT_HASH_DMA_BYTES,
-	HWOFF_STAT_HASH_AUTO_PIO,
-	HWOFF_STAT_HASH_AUTO_DMA,
-	HWOFF_STAT_HASH_BUFFERED,
-	HWOFF_STAT_RESETS,
-	HWOFF_STAT_RESET_FAILURES,
-	HWOFF_STAT_PM_RESUMES,
-	HWOFF_STAT_PM_SUSPENDS,
-	HWOFF_STAT_COUNT
+enum hwoffload_stat {
+	HWOFFLOAD_STAT_PIO_REQUESTS,
+	HWOFFLOAD_STAT_PIO_BYTES,
+	HWOFFLOAD_STAT_PIO_CHUNKS,
+	HWOFFLOAD_STAT_PIO_ERRORS,
+	HWOFFLOAD_STAT_PIO_TIMEOUTS,
+	HWOFFLOAD_STAT_DMA_REQUESTS,
+	HWOFFLOAD_STAT_DMA_BYTES,
+	HWOFFLOAD_STAT_DMA_DESCS,
+	HWOFFLOAD_STAT_DMA_ZERO_COPY,
+	HWOFFLOAD_STAT_DMA_BOUNCES,
+	HWOFFLOAD_STAT_DMA_BOUNCE_BYTES,
+	HWOFFLOAD_STAT_DMA_BOUNCE_MISALIGNED,
+	HWOFFLOAD_STAT_DMA_BOUNCE_SEGMENTS,
+	HWOFFLOAD_STAT_DMA_CTR_TAILS,
+	HWOFFLOAD_STAT_DMA_ERRORS,
+	HWOFFLOAD_STAT_DMA_TIMEOUTS,
+	HWOFFLOAD_STAT_DMA_INTERRUPTS,
+	HWOFFLOAD_STAT_DMA_CHAINS,
+	HWOFFLOAD_STAT_DMA_CHAINED_REQUESTS,
+	HWOFFLOAD_STAT_DMA_CHAIN_MAX,
+	HWOFFLOAD_STAT_DMA_LATE_COMPLETIONS,
+	HWOFFLOAD_STAT_AUTO_PIO,
+	HWOFFLOAD_STAT_AUTO_DMA,
+	HWOFFLOAD_STAT_HASH_PIO_REQUESTS,
+	HWOFFLOAD_STAT_HASH_PIO_BYTES,
+	HWOFFLOAD_STAT_HASH_DMA_REQUESTS,
+	HWOFFLOAD_STAT_HASH_DMA_BYTES,
+	HWOFFLOAD_STAT_HASH_AUTO_PIO,
+	HWOFFLOAD_STAT_HASH_AUTO_DMA,
+	HWOFFLOAD_STAT_HASH_BUFFERED,
+	HWOFFLOAD_STAT_RESETS,
+	HWOFFLOAD_STAT_RESET_FAILURES,
+	HWOFFLOAD_STAT_PM_RESUMES,
+	HWOFFLOAD_STAT_PM_SUSPENDS,
+	HWOFFLOAD_STAT_COUNT
 };
 
-#define HWOFF_FAULT_KNOBS		4
+#define HWOFFLOAD_FAULT_KNOBS		4
 
-struct hwoff_dev;
+struct hwoffload_dev;
 
 /* A debugfs file that arms one of the engine's fault-injection counters. */
-struct hwoff_fault_knob {
-	struct hwoff_dev *hw;
+struct hwoffload_fault_knob {
+	struct hwoffload_dev *hw;
 	u32 reg;
 };
 
@@ -140,33 +140,34 @@ struct hwoff_fault_knob {
  * that slot, which the engine writes back into: for AES the output IV, with the block that
  * carries a CTR tail shorter than 16 bytes; for a hash the length and state (or digest).
  */
-struct hwoff_slot {
+struct hwoffload_slot {
 	union {
 		struct {
-			struct hwoff_aes_ctx ctx;
+			struct hwe_aes_ctx ctx;
 			u8 tail[AES_BLOCK_SIZE];
 		};
-		struct hwoff_hash_ctx hash;
+		struct hwe_hash_ctx hash;
 	};
 } __aligned(64);
 
-struct hwoff_dma_req;
+struct hwoffload_dma_req;
 
 /* What the ring does with a finished request of one kind (skcipher or ahash). */
-struct hwoff_dma_ops {
+struct hwoffload_dma_ops {
 	/*
 	 * under the ring lock, before the slot of the first descriptor is wiped, failed or not:
 	 * take the written-back record
 	 */
-	void (*collect)(struct hwoff_dev *hw, struct hwoff_dma_req *dreq, struct hwoff_slot *slot);
+	void (*collect)(struct hwoffload_dev *hw, struct hwoffload_dma_req *dreq,
+			struct hwoffload_slot *slot);
 	/* then, bottom halves off: unmap and finalize the crypto request */
-	void (*finish)(struct hwoff_dev *hw, struct hwoff_dma_req *dreq);
+	void (*finish)(struct hwoffload_dev *hw, struct hwoffload_dma_req *dreq);
 };
 
 /* A request on the ring, as the ring's bookkeeping sees it, from submission to completion. */
-struct hwoff_dma_req {
+struct hwoffload_dma_req {
 	struct list_head node;
-	const struct hwoff_dma_ops *ops;
+	const struct hwoffload_dma_ops *ops;
 	u32 first_desc;
 	u32 ndesc;
 	unsigned long deadline;
@@ -174,15 +175,15 @@ struct hwoff_dma_req {
 };
 
 /* A request copied into pages the engine can take, when the caller's list breaks its rules. */
-struct hwoff_bounce {
+struct hwoffload_bounce {
 	struct scatterlist *sgl;	/* NULL: no bounce */
 	unsigned int nents;
 	unsigned int order;
 };
 
-struct hwoff_ring {
-	struct hwoff_desc *desc;
-	struct hwoff_slot *slots;
+struct hwoffload_ring {
+	struct hwe_desc *desc;
+	struct hwoffload_slot *slots;
 	dma_addr_t desc_dma;
 	dma_addr_t slots_dma;
 	u32 head;			/* next descriptor to fill; published as HEAD */
@@ -192,9 +193,9 @@ struct hwoff_ring {
 	wait_queue_head_t space;	/* woken when completions free descriptors */
 };
 
-struct hwoff_alg;
+struct hwoffload_alg;
 
-struct hwoff_dev {
+struct hwoffload_dev {
 	struct device *dev;
 	void __iomem *doorbell;		/* ivshmem BAR0 Doorbell */
 	void *regs;			/* BAR2, mapped write-back (ENGINE.md section 1) */
@@ -206,199 +207,202 @@ struct hwoff_dev {
 	struct mutex hw_lock;		/* the PIO block, publishing to the ring, reset */
 	u32 pio_seq;
 	bool dead;			/* a reset failed: every request fails */
-	struct hwoff_ring ring;
+	struct hwoffload_ring ring;
 	bool dma_chain;			/* publish while the ring is busy; debugfs "chain" */
 	struct delayed_work timeout_work;
-	unsigned int threshold[HWOFF_THRESHOLD_COUNT];
+	unsigned int threshold[HWOFFLOAD_THRESHOLD_COUNT];
 	/* binding (hwoffload-core.c) */
 	unsigned long generation;	/* this binding's; the transforms attached keep it */
 	unsigned int sessions;		/* transforms attached, each a runtime PM reference */
-	atomic_t inflight;		/* requests between hwoff_dev_get() and finalize */
+	atomic_t inflight;		/* requests between hwoffload_dev_get() and finalize */
 	bool unbound;			/* requests not started fail with -ENODEV */
 	struct dentry *debugfs;
-	struct hwoff_fault_knob fault_knobs[HWOFF_FAULT_KNOBS];
-	atomic64_t stats[HWOFF_STAT_COUNT];
+	struct hwoffload_fault_knob fault_knobs[HWOFFLOAD_FAULT_KNOBS];
+	atomic64_t stats[HWOFFLOAD_STAT_COUNT];
 };
 
-struct hwoff_hash_alg;
+struct hwoffload_hash_alg;
 
 /* One registered skcipher: a mode on a path. */
-struct hwoff_alg {
+struct hwoffload_alg {
 	struct skcipher_engine_alg engine_alg;
-	enum hwoff_mode_index mode;
-	enum hwoff_path path;
+	enum hwoffload_mode_index mode;
+	enum hwoffload_path path;
 };
 
-struct hwoff_tfm_ctx {
-	struct hwoff_engine_tfm_ctx engine;	/* first: see hwoffload-compat.h */
-	unsigned long generation;	/* of the device attached to (hwoff_tfm_attach) */
+struct hwoffload_tfm_ctx {
+	struct hwoffload_engine_tfm_ctx engine;	/* first: see hwoffload-compat.h */
+	unsigned long generation;	/* of the device attached to (hwoffload_tfm_attach) */
 	unsigned int keylen;
 	u8 key[AES_MAX_KEY_SIZE];
 };
 
-struct hwoff_req_ctx {
+struct hwoffload_req_ctx {
 	struct skcipher_request *req;
-	struct hwoff_dev *hw;		/* from submission to completion (hwoff_dev_get) */
-	enum hwoff_path path;		/* PIO or DMA, chosen at submission */
+	struct hwoffload_dev *hw;	/* from submission to completion (hwoffload_dev_get) */
+	enum hwoffload_path path;	/* PIO or DMA, chosen at submission */
 	bool decrypt;
 	/* DMA only, from submission to completion */
-	struct hwoff_dma_req dma;
+	struct hwoffload_dma_req dma;
 	struct scatterlist *dma_src;
 	struct scatterlist *dma_dst;
 	unsigned int dma_len;		/* bytes the DATA descriptors carry from dma_src */
 	unsigned int tail_len;		/* CTR bytes after dma_len, in the slot's tail */
 	int src_nents;			/* entries given to dma_map_sg() */
 	int dst_nents;
-	struct hwoff_bounce bounce;	/* when the caller's lists break the 16-byte rule */
+	struct hwoffload_bounce bounce;	/* when the caller's lists break the 16-byte rule */
 	u8 iv_out[AES_BLOCK_SIZE];
 	u8 tail[AES_BLOCK_SIZE];
 };
 
 /* One registered ahash: a hash algorithm on a path. */
-struct hwoff_hash_alg {
+struct hwoffload_hash_alg {
 	struct ahash_engine_alg engine_alg;
-	enum hwoff_hash_index hash;
-	enum hwoff_path path;
+	enum hwoffload_hash_index hash;
+	enum hwoffload_path path;
 	bool hmac;
 };
 
-struct hwoff_hash_tfm_ctx {
-	struct hwoff_engine_tfm_ctx engine;	/* first: see hwoffload-compat.h */
-	unsigned long generation;	/* of the device attached to (hwoff_tfm_attach) */
+struct hwoffload_hash_tfm_ctx {
+	struct hwoffload_engine_tfm_ctx engine;	/* first: see hwoffload-compat.h */
+	unsigned long generation;	/* of the device attached to (hwoffload_tfm_attach) */
 	/* HMAC only: the generic hash, for keys longer than a block and the pad blocks */
 	struct crypto_shash *generic;
 	/* the chaining states after the key's ipad and opad blocks, in the engine's layout */
-	u8 ipad_state[HWOFF_HASH_STATE_SIZE];
-	u8 opad_state[HWOFF_HASH_STATE_SIZE];
+	u8 ipad_state[HWE_HASH_STATE_SIZE];
+	u8 opad_state[HWE_HASH_STATE_SIZE];
 };
 
 /*
  * A hash stream between requests, and what export() hands out: self-contained (no pointers,
  * so a state imported into another request or socket is whole; the stm32-hash lesson).
  */
-struct hwoff_hash_state {
+struct hwoffload_hash_state {
 	u64 len_lo;			/* the engine's length counter: bytes it hashed */
 	u64 len_hi;
-	u8 state[HWOFF_HASH_STATE_SIZE];	/* its chaining state after them */
-	u8 buf[HWOFF_HASH_BLOCK_MAX];	/* bytes not sent yet: at most one block */
+	u8 state[HWE_HASH_STATE_SIZE];		/* its chaining state after them */
+	u8 buf[HWE_HASH_BLOCK_MAX];	/* bytes not sent yet: at most one block */
 	u32 buflen;
 	u32 started;			/* the engine took a block: resume, no INIT */
 };
 
-struct hwoff_hash_req_ctx {
-	struct hwoff_hash_state st;	/* first: export() and import() copy it */
+struct hwoffload_hash_req_ctx {
+	struct hwoffload_hash_state st;	/* first: export() and import() copy it */
 	struct ahash_request *req;
-	struct hwoff_dev *hw;		/* from submission to completion (hwoff_dev_get) */
-	enum hwoff_path path;		/* PIO or DMA, chosen at submission */
+	struct hwoffload_dev *hw;	/* from submission to completion (hwoffload_dev_get) */
+	enum hwoffload_path path;	/* PIO or DMA, chosen at submission */
 	bool final;
 	bool hmac_final;		/* the outer hash follows the inner FINAL */
 	u32 outer_desc;			/* DMA, HMAC: ring index of the outer LOAD_CTX */
 	unsigned int src_len;		/* bytes of req->src the engine takes after st.buf */
 	unsigned int keep;		/* bytes of req->src after those, buffered on success */
 	/* DMA only, from submission to completion */
-	struct hwoff_dma_req dma;
+	struct hwoffload_dma_req dma;
 	struct scatterlist *dma_src;
 	int src_nents;			/* entries given to dma_map_sg(); 0: nothing mapped */
-	struct hwoff_bounce bounce;	/* st.buf is not empty, or req->src breaks the rules */
+	struct hwoffload_bounce bounce;	/* st.buf is not empty, or req->src breaks the rules */
 };
 
-extern unsigned int hwoff_timeout_ms;
+extern unsigned int hwoffload_timeout_ms;
 
 /*
  * BAR2 is ordinary shared memory to the CPU: single-copy loads and stores of little-endian
  * words, and atomics on the words with two writers.
  */
-static inline u32 hwoff_read(struct hwoff_dev *hw, u32 reg)
+static inline u32 hwoffload_read(struct hwoffload_dev *hw, u32 reg)
 {
 	return le32_to_cpu(READ_ONCE(*(__le32 *)(hw->regs + reg)));
 }
 
-static inline u64 hwoff_read64(struct hwoff_dev *hw, u32 reg)
+static inline u64 hwoffload_read64(struct hwoffload_dev *hw, u32 reg)
 {
 	return le64_to_cpu(READ_ONCE(*(__le64 *)(hw->regs + reg)));
 }
 
-static inline void hwoff_write(struct hwoff_dev *hw, u32 reg, u32 val)
+static inline void hwoffload_write(struct hwoffload_dev *hw, u32 reg, u32 val)
 {
 	WRITE_ONCE(*(__le32 *)(hw->regs + reg), cpu_to_le32(val));
 }
 
-static inline void hwoff_write64(struct hwoff_dev *hw, u32 reg, u64 val)
+static inline void hwoffload_write64(struct hwoffload_dev *hw, u32 reg, u64 val)
 {
 	WRITE_ONCE(*(__le64 *)(hw->regs + reg), cpu_to_le64(val));
 }
 
-/* A word with two writers (INT_STATUS, CTRL); little-endian CPUs only, see hwoff_core_init(). */
-static inline atomic_t *hwoff_reg_atomic(struct hwoff_dev *hw, u32 reg)
+/*
+ * A word with two writers (INT_STATUS, CTRL); little-endian CPUs only, see
+ * hwoffload_core_init().
+ */
+static inline atomic_t *hwoffload_reg_atomic(struct hwoffload_dev *hw, u32 reg)
 {
 	return (atomic_t *)(hw->regs + reg);
 }
 
 /* writel() orders the BAR2 stores before it: the engine reads BAR2 when the doorbell rings. */
-static inline void hwoff_ring_doorbell(struct hwoff_dev *hw, u32 vector)
+static inline void hwoffload_ring_doorbell(struct hwoffload_dev *hw, u32 vector)
 {
 	writel(hw->peer_id << 16 | vector, hw->doorbell);
 }
 
-static inline void hwoff_stat_add(struct hwoff_dev *hw, enum hwoff_stat stat, u64 n)
+static inline void hwoffload_stat_add(struct hwoffload_dev *hw, enum hwoffload_stat stat, u64 n)
 {
 	atomic64_add(n, &hw->stats[stat]);
 }
 
-static inline void hwoff_stat_inc(struct hwoff_dev *hw, enum hwoff_stat stat)
+static inline void hwoffload_stat_inc(struct hwoffload_dev *hw, enum hwoffload_stat stat)
 {
 	atomic64_inc(&hw->stats[stat]);
 }
 
 /* hwoffload-core.c */
-int hwoff_core_init(struct hwoff_dev *hw);
-void hwoff_core_exit(struct hwoff_dev *hw);
-int hwoff_core_start(struct hwoff_dev *hw);
-void hwoff_core_stop(struct hwoff_dev *hw);
-int hwoff_reset_locked(struct hwoff_dev *hw);
-int hwoff_bind(struct hwoff_dev *hw);
-void hwoff_unbind(struct hwoff_dev *hw);
-int hwoff_tfm_attach(unsigned long *generation, u32 caps);
-void hwoff_tfm_detach(unsigned long generation);
-struct hwoff_dev *hwoff_dev_get(unsigned long generation);
-void hwoff_dev_put(struct hwoff_dev *hw);
+int hwoffload_core_init(struct hwoffload_dev *hw);
+void hwoffload_core_exit(struct hwoffload_dev *hw);
+int hwoffload_core_start(struct hwoffload_dev *hw);
+void hwoffload_core_stop(struct hwoffload_dev *hw);
+int hwoffload_reset_locked(struct hwoffload_dev *hw);
+int hwoffload_bind(struct hwoffload_dev *hw);
+void hwoffload_unbind(struct hwoffload_dev *hw);
+int hwoffload_tfm_attach(unsigned long *generation, u32 caps);
+void hwoffload_tfm_detach(unsigned long generation);
+struct hwoffload_dev *hwoffload_dev_get(unsigned long generation);
+void hwoffload_dev_put(struct hwoffload_dev *hw);
 
 /* hwoffload-cipher.c */
-extern const struct attribute_group *hwoff_attr_groups[];
-int hwoff_algs_register(struct hwoff_dev *hw);
-void hwoff_algs_unregister(void);
-void hwoff_cipher_fill_ctx(struct skcipher_request *req, struct hwoff_aes_ctx *rec);
-void hwoff_cipher_done(struct hwoff_dev *hw, struct skcipher_request *req, int err);
-enum hwoff_path hwoff_choose_path(struct hwoff_dev *hw, enum hwoff_path path,
-				  unsigned int threshold, unsigned int len, bool hash);
+extern const struct attribute_group *hwoffload_attr_groups[];
+int hwoffload_algs_register(struct hwoffload_dev *hw);
+void hwoffload_algs_unregister(void);
+void hwoffload_cipher_fill_ctx(struct skcipher_request *req, struct hwe_aes_ctx *rec);
+void hwoffload_cipher_done(struct hwoffload_dev *hw, struct skcipher_request *req, int err);
+enum hwoffload_path hwoffload_choose_path(struct hwoffload_dev *hw, enum hwoffload_path path,
+					  unsigned int threshold, unsigned int len, bool hash);
 
 /* hwoffload-hash.c */
-int hwoff_hash_register(struct hwoff_dev *hw);
-void hwoff_hash_unregister(void);
-unsigned int hwoff_hash_blocksize(struct ahash_request *req);
-unsigned int hwoff_hash_digestsize(struct ahash_request *req);
-const u8 *hwoff_hash_outer_state(struct ahash_request *req);
-u32 hwoff_hash_cfg(struct ahash_request *req, bool first, bool last);
-void hwoff_hash_copy(struct ahash_request *req, void *buf, unsigned int off, unsigned int len);
-void hwoff_hash_done(struct hwoff_dev *hw, struct ahash_request *req, int err);
+int hwoffload_hash_register(struct hwoffload_dev *hw);
+void hwoffload_hash_unregister(void);
+unsigned int hwoffload_hash_blocksize(struct ahash_request *req);
+unsigned int hwoffload_hash_digestsize(struct ahash_request *req);
+const u8 *hwoffload_hash_outer_state(struct ahash_request *req);
+u32 hwoffload_hash_cfg(struct ahash_request *req, bool first, bool last);
+void hwoffload_hash_copy(struct ahash_request *req, void *buf, unsigned int off, unsigned int len);
+void hwoffload_hash_done(struct hwoffload_dev *hw, struct ahash_request *req, int err);
 
 /* hwoffload-pio.c */
-int hwoff_pio_crypt(struct hwoff_dev *hw, struct skcipher_request *req);
-int hwoff_pio_hash(struct hwoff_dev *hw, struct ahash_request *req);
+int hwoffload_pio_crypt(struct hwoffload_dev *hw, struct skcipher_request *req);
+int hwoffload_pio_hash(struct hwoffload_dev *hw, struct ahash_request *req);
 
 /* hwoffload-dma.c */
-int hwoff_ring_init(struct hwoff_dev *hw);
-int hwoff_dma_submit(struct hwoff_dev *hw, struct skcipher_request *req);
-int hwoff_dma_submit_hash(struct hwoff_dev *hw, struct ahash_request *req);
-unsigned int hwoff_dma_complete(struct hwoff_dev *hw, bool all);
-void hwoff_dma_timeout_work(struct work_struct *work);
-irqreturn_t hwoff_dma_irq(int irq, void *data);
-irqreturn_t hwoff_dma_irq_thread(int irq, void *data);
+int hwoffload_ring_init(struct hwoffload_dev *hw);
+int hwoffload_dma_submit(struct hwoffload_dev *hw, struct skcipher_request *req);
+int hwoffload_dma_submit_hash(struct hwoffload_dev *hw, struct ahash_request *req);
+unsigned int hwoffload_dma_complete(struct hwoffload_dev *hw, bool all);
+void hwoffload_dma_timeout_work(struct work_struct *work);
+irqreturn_t hwoffload_dma_irq(int irq, void *data);
+irqreturn_t hwoffload_dma_irq_thread(int irq, void *data);
 
 /* hwoffload-debugfs.c */
-void hwoff_debugfs_module_init(void);
-void hwoff_debugfs_module_exit(void);
-void hwoff_debugfs_init(struct hwoff_dev *hw);
-void hwoff_debugfs_exit(struct hwoff_dev *hw);
+void hwoffload_debugfs_module_init(void);
+void hwoffload_debugfs_module_exit(void);
+void hwoffload_debugfs_init(struct hwoffload_dev *hw);
+void hwoffload_debugfs_exit(struct hwoffload_dev *hw);
 
 #endif /* HWOFFLOAD_H */

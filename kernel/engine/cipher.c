@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cipher.c - AES-128/192/256 ECB, CBC and CTR for the engine model, on OpenSSL EVP.
  *
@@ -17,7 +18,7 @@ static const char *const alg_names[3][3] = {
 	{ "AES-128-CTR", "AES-192-CTR", "AES-256-CTR" },
 };
 
-int hwoff_cipher_init(struct hwoff_cipher *c)
+int hwemu_cipher_init(struct hwemu_cipher *c)
 {
 	int m, k;
 
@@ -26,7 +27,7 @@ int hwoff_cipher_init(struct hwoff_cipher *c)
 		for (k = 0; k < 3; k++) {
 			c->alg[m][k] = EVP_CIPHER_fetch(NULL, alg_names[m][k], NULL);
 			if (!c->alg[m][k]) {
-				hwoff_cipher_fini(c);
+				hwemu_cipher_fini(c);
 				return -1;
 			}
 		}
@@ -34,7 +35,7 @@ int hwoff_cipher_init(struct hwoff_cipher *c)
 	return 0;
 }
 
-void hwoff_cipher_fini(struct hwoff_cipher *c)
+void hwemu_cipher_fini(struct hwemu_cipher *c)
 {
 	int m, k;
 
@@ -44,52 +45,52 @@ void hwoff_cipher_fini(struct hwoff_cipher *c)
 	memset(c, 0, sizeof(*c));
 }
 
-int hwoff_stream_init(struct hwoff_stream *s)
+int hwemu_stream_init(struct hwemu_stream *s)
 {
 	memset(s, 0, sizeof(*s));
 	s->evp = EVP_CIPHER_CTX_new();
 	return s->evp ? 0 : -1;
 }
 
-void hwoff_stream_fini(struct hwoff_stream *s)
+void hwemu_stream_fini(struct hwemu_stream *s)
 {
 	EVP_CIPHER_CTX_free(s->evp);	/* cleanses the key schedule */
 	s->evp = NULL;
 }
 
 /* 128-bit big-endian decrement: the counter of the partially used block. */
-static void counter_decrement(uint8_t ctr[HWOFF_AES_BLOCK])
+static void counter_decrement(uint8_t ctr[HWEMU_AES_BLOCK])
 {
 	int i;
 
-	for (i = HWOFF_AES_BLOCK - 1; i >= 0; i--)
+	for (i = HWEMU_AES_BLOCK - 1; i >= 0; i--)
 		if (ctr[i]-- != 0)
 			break;
 }
 
-enum hwoff_err hwoff_stream_start(struct hwoff_stream *s, const struct hwoff_cipher *c,
-				  const struct hwoff_aes_state *st)
+enum hwe_err hwemu_stream_start(struct hwemu_stream *s, const struct hwemu_cipher *c,
+				const struct hwemu_aes_state *st)
 {
-	uint32_t unit = (st->cfg & HWOFF_CFG_UNIT_MASK) >> HWOFF_CFG_UNIT_SHIFT;
-	uint32_t mode = st->cfg & HWOFF_CFG_MODE_MASK;
-	uint32_t keylen = (st->cfg & HWOFF_CFG_KEYLEN_MASK) >> HWOFF_CFG_KEYLEN_SHIFT;
-	int enc = !(st->cfg & HWOFF_CFG_DECRYPT);
-	uint8_t iv[HWOFF_AES_BLOCK], skip[HWOFF_AES_BLOCK];
+	uint32_t unit = (st->cfg & HWE_CFG_UNIT_MASK) >> HWE_CFG_UNIT_SHIFT;
+	uint32_t mode = st->cfg & HWE_CFG_MODE_MASK;
+	uint32_t keylen = (st->cfg & HWE_CFG_KEYLEN_MASK) >> HWE_CFG_KEYLEN_SHIFT;
+	int enc = !(st->cfg & HWE_CFG_DECRYPT);
+	uint8_t iv[HWEMU_AES_BLOCK], skip[HWEMU_AES_BLOCK];
 	int outl, ok;
 
-	hwoff_stream_abort(s);
-	if (unit != HWOFF_UNIT_AES || mode < HWOFF_MODE_ECB || mode > HWOFF_MODE_CTR)
-		return HWOFF_ERR_BAD_CTX;
+	hwemu_stream_abort(s);
+	if (unit != HWE_UNIT_AES || mode < HWE_MODE_ECB || mode > HWE_MODE_CTR)
+		return HWE_ERR_BAD_CTX;
 	if (keylen != 16 && keylen != 24 && keylen != 32)
-		return HWOFF_ERR_BAD_CTX;
-	if (st->ctr_offset >= HWOFF_AES_BLOCK || (st->ctr_offset && mode != HWOFF_MODE_CTR))
-		return HWOFF_ERR_BAD_CTX;
+		return HWE_ERR_BAD_CTX;
+	if (st->ctr_offset >= HWEMU_AES_BLOCK || (st->ctr_offset && mode != HWE_MODE_CTR))
+		return HWE_ERR_BAD_CTX;
 
 	memcpy(iv, st->iv, sizeof(iv));
 	if (st->ctr_offset)
 		counter_decrement(iv);
 	ok = EVP_CipherInit_ex2(s->evp, c->alg[mode - 1][keylen / 8 - 2], st->key,
-				mode == HWOFF_MODE_ECB ? NULL : iv, enc, NULL) &&
+				mode == HWE_MODE_ECB ? NULL : iv, enc, NULL) &&
 	     EVP_CIPHER_CTX_set_padding(s->evp, 0);
 	/* resume mid-block: burn the keystream bytes the previous request used */
 	if (ok && st->ctr_offset)
@@ -97,40 +98,39 @@ enum hwoff_err hwoff_stream_start(struct hwoff_stream *s, const struct hwoff_cip
 	OPENSSL_cleanse(iv, sizeof(iv));
 	OPENSSL_cleanse(skip, sizeof(skip));
 	if (!ok)
-		return HWOFF_ERR_BAD_CTX;
+		return HWE_ERR_BAD_CTX;
 	s->mode = mode;
 	s->active = true;
-	return HWOFF_ERR_NONE;
+	return HWE_ERR_NONE;
 }
 
-enum hwoff_err hwoff_stream_run(struct hwoff_stream *s, const uint8_t *in, uint8_t *out,
-				size_t len)
+enum hwe_err hwemu_stream_run(struct hwemu_stream *s, const uint8_t *in, uint8_t *out, size_t len)
 {
 	int outl;
 
 	if (len == 0 || len > INT32_MAX)
-		return HWOFF_ERR_BAD_LEN;
-	if (s->mode != HWOFF_MODE_CTR && len % HWOFF_AES_BLOCK)
-		return HWOFF_ERR_BAD_LEN;
+		return HWE_ERR_BAD_LEN;
+	if (s->mode != HWE_MODE_CTR && len % HWEMU_AES_BLOCK)
+		return HWE_ERR_BAD_LEN;
 	if (!EVP_CipherUpdate(s->evp, out, &outl, in, (int)len) || (size_t)outl != len)
-		return HWOFF_ERR_BAD_CTX;
-	return HWOFF_ERR_NONE;
+		return HWE_ERR_BAD_CTX;
+	return HWE_ERR_NONE;
 }
 
-void hwoff_stream_finish(struct hwoff_stream *s, struct hwoff_aes_state *st)
+void hwemu_stream_finish(struct hwemu_stream *s, struct hwemu_aes_state *st)
 {
 	int num;
 
-	if (s->mode != HWOFF_MODE_ECB)
+	if (s->mode != HWE_MODE_ECB)
 		EVP_CIPHER_CTX_get_updated_iv(s->evp, st->iv, sizeof(st->iv));
-	if (s->mode == HWOFF_MODE_CTR) {
+	if (s->mode == HWE_MODE_CTR) {
 		num = EVP_CIPHER_CTX_get_num(s->evp);
 		st->ctr_offset = num > 0 ? (uint32_t)num : 0;
 	}
-	hwoff_stream_abort(s);
+	hwemu_stream_abort(s);
 }
 
-void hwoff_stream_abort(struct hwoff_stream *s)
+void hwemu_stream_abort(struct hwemu_stream *s)
 {
 	if (s->active)
 		EVP_CIPHER_CTX_reset(s->evp);

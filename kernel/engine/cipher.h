@@ -1,11 +1,12 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * cipher.h - the engine's AES unit on OpenSSL EVP: one stream per data path.
  *
  * A stream runs one request: started from a context (the PIO registers or a DMA context
  * record), fed any number of times (scatter-gather), then read back (IV and CTR offset).
  */
-#ifndef HWOFF_CIPHER_H
-#define HWOFF_CIPHER_H
+#ifndef HWEMU_CIPHER_H
+#define HWEMU_CIPHER_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -15,45 +16,44 @@
 
 #include "../hwoffload_regs.h"
 
-#define HWOFF_AES_BLOCK		16
-#define HWOFF_AES_MAX_KEY	32
+#define HWEMU_AES_BLOCK		16
+#define HWEMU_AES_MAX_KEY	32
 
-/* Host-endian copy of a context: HWOFF_REG_AES_* or struct hwoff_aes_ctx. */
-struct hwoff_aes_state {
+/* Host-endian copy of a context: HWE_REG_AES_* or struct hwe_aes_ctx. */
+struct hwemu_aes_state {
 	uint32_t cfg;
 	uint32_t ctr_offset;
-	uint8_t iv[HWOFF_AES_BLOCK];
-	uint8_t key[HWOFF_AES_MAX_KEY];
+	uint8_t iv[HWEMU_AES_BLOCK];
+	uint8_t key[HWEMU_AES_MAX_KEY];
 };
 
-struct hwoff_cipher {
+struct hwemu_cipher {
 	EVP_CIPHER *alg[3][3];	/* [mode - 1][key length / 8 - 2] */
 };
 
-struct hwoff_stream {
+struct hwemu_stream {
 	EVP_CIPHER_CTX *evp;
 	uint32_t mode;
 	bool active;
 };
 
-int hwoff_cipher_init(struct hwoff_cipher *c);
-void hwoff_cipher_fini(struct hwoff_cipher *c);
+int hwemu_cipher_init(struct hwemu_cipher *c);
+void hwemu_cipher_fini(struct hwemu_cipher *c);
 
-int hwoff_stream_init(struct hwoff_stream *s);
-void hwoff_stream_fini(struct hwoff_stream *s);
+int hwemu_stream_init(struct hwemu_stream *s);
+void hwemu_stream_fini(struct hwemu_stream *s);
 
 /* Validate @st and key the stream; CTR resumes @st->ctr_offset bytes into block IV - 1. */
-enum hwoff_err hwoff_stream_start(struct hwoff_stream *s, const struct hwoff_cipher *c,
-				  const struct hwoff_aes_state *st);
+enum hwe_err hwemu_stream_start(struct hwemu_stream *s, const struct hwemu_cipher *c,
+				const struct hwemu_aes_state *st);
 
 /* Process @len bytes; @in may equal @out. ECB and CBC take whole blocks only. */
-enum hwoff_err hwoff_stream_run(struct hwoff_stream *s, const uint8_t *in, uint8_t *out,
-				size_t len);
+enum hwe_err hwemu_stream_run(struct hwemu_stream *s, const uint8_t *in, uint8_t *out, size_t len);
 
 /* Store the output IV (and CTR offset) in @st and end the stream. */
-void hwoff_stream_finish(struct hwoff_stream *s, struct hwoff_aes_state *st);
+void hwemu_stream_finish(struct hwemu_stream *s, struct hwemu_aes_state *st);
 
 /* End the stream without reading it back (error or reset). */
-void hwoff_stream_abort(struct hwoff_stream *s);
+void hwemu_stream_abort(struct hwemu_stream *s);
 
-#endif /* HWOFF_CIPHER_H */
+#endif /* HWEMU_CIPHER_H */

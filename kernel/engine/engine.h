@@ -1,12 +1,13 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * engine.h - the engine core: registers, PIO FIFO, DMA ring, faults and counters.
  *
  * The core knows nothing of sockets or eventfds. It works on a BAR2 mapping and a guest RAM
- * mapping, is told about doorbells by hwoff_engine_doorbell() and raises MSI-X through a
+ * mapping, is told about doorbells by hwemu_engine_doorbell() and raises MSI-X through a
  * callback, so the server and the unit tests drive the same code.
  */
-#ifndef HWOFF_ENGINE_H
-#define HWOFF_ENGINE_H
+#ifndef HWEMU_ENGINE_H
+#define HWEMU_ENGINE_H
 
 #include <stdbool.h>
 #include <stdint.h>
@@ -15,21 +16,21 @@
 #include "hash.h"
 #include "timing.h"
 
-#define HWOFF_ENGINE_PEER_ID	1	/* QEMU is peer 0 */
+#define HWEMU_ENGINE_PEER_ID	1	/* QEMU is peer 0 */
 
-struct hwoff_engine_config {
-	uint8_t *bar2;			/* HWOFF_BAR2_SIZE bytes */
+struct hwemu_engine_config {
+	uint8_t *bar2;			/* HWE_BAR2_SIZE bytes */
 	uint8_t *ram;			/* guest RAM: guest-physical address == offset */
 	uint64_t ram_size;
-	unsigned int vectors;		/* HWOFF_MIN_VECTORS .. HWOFF_MAX_VECTORS */
-	struct hwoff_timing timing;
+	unsigned int vectors;		/* HWE_MIN_VECTORS .. HWE_MAX_VECTORS */
+	struct hwemu_timing timing;
 	void (*raise_irq)(void *opaque, unsigned int vector);
 	void *irq_opaque;
 	bool quiet;			/* no error log lines */
 };
 
 /* State of the DMA request the ring walk is in (it may span several walks). */
-struct hwoff_dma_request {
+struct hwemu_dma_request {
 	bool open;			/* a descriptor was taken since the last END_OF_REQ */
 	bool inject_fault;		/* FAULT_DMA_ERROR chose this request */
 	bool failed;
@@ -40,15 +41,15 @@ struct hwoff_dma_request {
 	uint64_t bytes;
 };
 
-struct hwoff_engine {
-	struct hwoff_engine_config cfg;
-	struct hwoff_cipher cipher;
-	struct hwoff_stream pio_stream;
-	struct hwoff_stream dma_stream;
-	struct hwoff_aes_state dma_ctx;
-	struct hwoff_hash_stream *pio_hash;
-	struct hwoff_hash_stream *dma_hash;
-	struct hwoff_dma_request req;
+struct hwemu_engine {
+	struct hwemu_engine_config cfg;
+	struct hwemu_cipher cipher;
+	struct hwemu_stream pio_stream;
+	struct hwemu_stream dma_stream;
+	struct hwemu_aes_state dma_ctx;
+	struct hwemu_hash_stream *pio_hash;
+	struct hwemu_hash_stream *dma_hash;
+	struct hwemu_dma_request req;
 	uint64_t ring_base;		/* latched at reset */
 	uint32_t ring_size;
 	bool ring_valid;
@@ -56,14 +57,14 @@ struct hwoff_engine {
 	uint32_t cur;
 	uint32_t pio_done_seq;
 	bool stalled;			/* FAULT_STALL hit: deaf until reset */
-	uint8_t bounce[HWOFF_FIFO_DEPTH];
+	uint8_t bounce[HWE_FIFO_DEPTH];
 };
 
 /* Returns 0, or -1 if OpenSSL could not provide AES, or on no memory or a bad configuration. */
-int hwoff_engine_init(struct hwoff_engine *e, const struct hwoff_engine_config *cfg);
-void hwoff_engine_fini(struct hwoff_engine *e);
+int hwemu_engine_init(struct hwemu_engine *e, const struct hwemu_engine_config *cfg);
+void hwemu_engine_fini(struct hwemu_engine *e);
 
 /* A doorbell arrived on @vector (several coalesced doorbells may arrive as one). */
-void hwoff_engine_doorbell(struct hwoff_engine *e, unsigned int vector);
+void hwemu_engine_doorbell(struct hwemu_engine *e, unsigned int vector);
 
-#endif /* HWOFF_ENGINE_H */
+#endif /* HWEMU_ENGINE_H */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eventloop.c - the engine's only wait: poll() on eventfds, no spinning.
  *
@@ -14,10 +15,10 @@
 
 #include "eventloop.h"
 
-int hwoff_loop_run(struct hwoff_engine *e, const int *doorbell_fds, unsigned int vectors,
+int hwemu_loop_run(struct hwemu_engine *e, const int *doorbell_fds, unsigned int vectors,
 		   int stop_fd)
 {
-	struct pollfd pfd[HWOFF_MAX_VECTORS + 1];
+	struct pollfd pfd[HWE_MAX_VECTORS + 1];
 	unsigned int v;
 	uint64_t count;
 
@@ -36,12 +37,12 @@ int hwoff_loop_run(struct hwoff_engine *e, const int *doorbell_fds, unsigned int
 			/* drain first: a doorbell rung while we work wakes us again */
 			if (read(doorbell_fds[v], &count, sizeof(count)) != sizeof(count))
 				continue;
-			hwoff_engine_doorbell(e, v);
+			hwemu_engine_doorbell(e, v);
 		}
 	}
 }
 
-void hwoff_eventfd_raise(void *opaque, unsigned int vector)
+void hwemu_eventfd_raise(void *opaque, unsigned int vector)
 {
 	const int *irq_fds = opaque;
 	uint64_t one = 1;

@@ -1,11 +1,12 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * eventloop.h - feed doorbell eventfds to the engine core; raise MSI-X through eventfds.
  *
  * Used by the server (QEMU's eventfds) and by the unit tests (their own), so both run the
  * engine exactly the same way.
  */
-#ifndef HWOFF_EVENTLOOP_H
-#define HWOFF_EVENTLOOP_H
+#ifndef HWEMU_EVENTLOOP_H
+#define HWEMU_EVENTLOOP_H
 
 #include "engine.h"
 
@@ -14,10 +15,10 @@
  * engine. Returns 0 once @stop_fd is readable or hung up, -errno if poll() fails (-EINTR
  * when a signal arrives).
  */
-int hwoff_loop_run(struct hwoff_engine *e, const int *doorbell_fds, unsigned int vectors,
+int hwemu_loop_run(struct hwemu_engine *e, const int *doorbell_fds, unsigned int vectors,
 		   int stop_fd);
 
-/* hwoff_engine_config.raise_irq for an array of eventfds (@opaque is an int *). */
-void hwoff_eventfd_raise(void *opaque, unsigned int vector);
+/* hwemu_engine_config.raise_irq for an array of eventfds (@opaque is an int *). */
+void hwemu_eventfd_raise(void *opaque, unsigned int vector);
 
-#endif /* HWOFF_EVENTLOOP_H */
+#endif /* HWEMU_EVENTLOOP_H */

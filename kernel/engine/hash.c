@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * hash.c - MD5, SHA-1, SHA-224/256/384/512 for the engine model, on libcrypto.
  *
@@ -22,7 +23,7 @@
 
 #include "hash.h"
 
-struct hwoff_hash_stream {
+struct hwemu_hash_stream {
 	uint32_t alg;
 	bool final;
 	bool tail_taken;	/* a partial block was hashed: no more data */
@@ -38,23 +39,22 @@ struct hwoff_hash_stream {
 };
 
 static const unsigned int block_size[] = {
-	[HWOFF_HASH_MD5] = MD5_CBLOCK,
-	[HWOFF_HASH_SHA1] = SHA_CBLOCK,
-	[HWOFF_HASH_SHA224] = SHA256_CBLOCK,
-	[HWOFF_HASH_SHA256] = SHA256_CBLOCK,
-	[HWOFF_HASH_SHA384] = SHA512_CBLOCK,
-	[HWOFF_HASH_SHA512] = SHA512_CBLOCK,
+	[HWE_HASH_MD5] = MD5_CBLOCK,
+	[HWE_HASH_SHA1] = SHA_CBLOCK,
+	[HWE_HASH_SHA224] = SHA256_CBLOCK,
+	[HWE_HASH_SHA256] = SHA256_CBLOCK,
+	[HWE_HASH_SHA384] = SHA512_CBLOCK,
+	[HWE_HASH_SHA512] = SHA512_CBLOCK,
 };
 
-#define HASH_CFG_VALID	(HWOFF_CFG_UNIT_MASK | HWOFF_CFG_MODE_MASK | HWOFF_HASH_INIT | \
-			 HWOFF_HASH_FINAL)
+#define HASH_CFG_VALID (HWE_CFG_UNIT_MASK | HWE_CFG_MODE_MASK | HWE_HASH_INIT | HWE_HASH_FINAL)
 
-struct hwoff_hash_stream *hwoff_hash_stream_new(void)
+struct hwemu_hash_stream *hwemu_hash_stream_new(void)
 {
-	return calloc(1, sizeof(struct hwoff_hash_stream));
+	return calloc(1, sizeof(struct hwemu_hash_stream));
 }
 
-void hwoff_hash_stream_free(struct hwoff_hash_stream *h)
+void hwemu_hash_stream_free(struct hwemu_hash_stream *h)
 {
 	if (h)
 		OPENSSL_cleanse(h, sizeof(*h));
@@ -65,13 +65,13 @@ void hwoff_hash_stream_free(struct hwoff_hash_stream *h)
  * The 32-bit chaining words and bit counter of MD5, SHA-1 and SHA-224/256; returns the
  * number of words.
  */
-static unsigned int words32(struct hwoff_hash_stream *h, uint32_t *w[8], uint32_t **nl,
+static unsigned int words32(struct hwemu_hash_stream *h, uint32_t *w[8], uint32_t **nl,
 			    uint32_t **nh)
 {
 	unsigned int i;
 
 	switch (h->alg) {
-	case HWOFF_HASH_MD5:
+	case HWE_HASH_MD5:
 		w[0] = &h->ctx.md5.A;
 		w[1] = &h->ctx.md5.B;
 		w[2] = &h->ctx.md5.C;
@@ -79,7 +79,7 @@ static unsigned int words32(struct hwoff_hash_stream *h, uint32_t *w[8], uint32_
 		*nl = &h->ctx.md5.Nl;
 		*nh = &h->ctx.md5.Nh;
 		return 4;
-	case HWOFF_HASH_SHA1:
+	case HWE_HASH_SHA1:
 		w[0] = &h->ctx.sha1.h0;
 		w[1] = &h->ctx.sha1.h1;
 		w[2] = &h->ctx.sha1.h2;
@@ -99,11 +99,11 @@ static unsigned int words32(struct hwoff_hash_stream *h, uint32_t *w[8], uint32_
 
 static bool wide(uint32_t alg)
 {
-	return alg == HWOFF_HASH_SHA384 || alg == HWOFF_HASH_SHA512;
+	return alg == HWE_HASH_SHA384 || alg == HWE_HASH_SHA512;
 }
 
 /* Restore the chaining state and the bit counter (the byte count times 8, 128 bits). */
-static void load_state(struct hwoff_hash_stream *h, const struct hwoff_hash_state *st)
+static void load_state(struct hwemu_hash_stream *h, const struct hwemu_hash_state *st)
 {
 	uint64_t bits_lo = st->len_lo << 3, bits_hi = st->len_hi << 3 | st->len_lo >> 61;
 	uint32_t *w[8], *nl, *nh, v32;
@@ -122,13 +122,13 @@ static void load_state(struct hwoff_hash_stream *h, const struct hwoff_hash_stat
 	n = words32(h, w, &nl, &nh);
 	for (i = 0; i < n; i++) {
 		memcpy(&v32, st->state + 4 * i, 4);
-		*w[i] = h->alg == HWOFF_HASH_MD5 ? le32toh(v32) : be32toh(v32);
+		*w[i] = h->alg == HWE_HASH_MD5 ? le32toh(v32) : be32toh(v32);
 	}
 	*nl = (uint32_t)bits_lo;	/* 64-bit counters: the length modulo 2^64 bits */
 	*nh = (uint32_t)(bits_lo >> 32);
 }
 
-static void save_state(struct hwoff_hash_stream *h, struct hwoff_hash_state *st)
+static void save_state(struct hwemu_hash_stream *h, struct hwemu_hash_state *st)
 {
 	uint32_t *w[8], *nl, *nh, v32;
 	unsigned int i, n;
@@ -143,40 +143,40 @@ static void save_state(struct hwoff_hash_stream *h, struct hwoff_hash_state *st)
 	}
 	n = words32(h, w, &nl, &nh);
 	for (i = 0; i < n; i++) {
-		v32 = h->alg == HWOFF_HASH_MD5 ? htole32(*w[i]) : htobe32(*w[i]);
+		v32 = h->alg == HWE_HASH_MD5 ? htole32(*w[i]) : htobe32(*w[i]);
 		memcpy(st->state + 4 * i, &v32, 4);
 	}
 }
 
-enum hwoff_err hwoff_hash_start(struct hwoff_hash_stream *h, const struct hwoff_hash_state *st)
+enum hwe_err hwemu_hash_start(struct hwemu_hash_stream *h, const struct hwemu_hash_state *st)
 {
-	uint32_t unit = (st->cfg & HWOFF_CFG_UNIT_MASK) >> HWOFF_CFG_UNIT_SHIFT;
-	uint32_t alg = st->cfg & HWOFF_CFG_MODE_MASK;
-	bool init = st->cfg & HWOFF_HASH_INIT;
+	uint32_t unit = (st->cfg & HWE_CFG_UNIT_MASK) >> HWE_CFG_UNIT_SHIFT;
+	uint32_t alg = st->cfg & HWE_CFG_MODE_MASK;
+	bool init = st->cfg & HWE_HASH_INIT;
 
-	hwoff_hash_abort(h);
-	if (unit != HWOFF_UNIT_HASH || alg < HWOFF_HASH_MD5 || alg > HWOFF_HASH_SHA512 ||
+	hwemu_hash_abort(h);
+	if (unit != HWE_UNIT_HASH || alg < HWE_HASH_MD5 || alg > HWE_HASH_SHA512 ||
 	    st->cfg & ~HASH_CFG_VALID)
-		return HWOFF_ERR_BAD_CTX;
+		return HWE_ERR_BAD_CTX;
 	/* a saved state is always at a block boundary */
 	if (!init && st->len_lo % block_size[alg])
-		return HWOFF_ERR_BAD_CTX;
+		return HWE_ERR_BAD_CTX;
 
 	h->alg = alg;
 	switch (alg) {
-	case HWOFF_HASH_MD5:
+	case HWE_HASH_MD5:
 		MD5_Init(&h->ctx.md5);
 		break;
-	case HWOFF_HASH_SHA1:
+	case HWE_HASH_SHA1:
 		SHA1_Init(&h->ctx.sha1);
 		break;
-	case HWOFF_HASH_SHA224:
+	case HWE_HASH_SHA224:
 		SHA224_Init(&h->ctx.sha256);	/* also sets the digest length Final uses */
 		break;
-	case HWOFF_HASH_SHA256:
+	case HWE_HASH_SHA256:
 		SHA256_Init(&h->ctx.sha256);
 		break;
-	case HWOFF_HASH_SHA384:
+	case HWE_HASH_SHA384:
 		SHA384_Init(&h->ctx.sha512);
 		break;
 	default:
@@ -191,30 +191,30 @@ enum hwoff_err hwoff_hash_start(struct hwoff_hash_stream *h, const struct hwoff_
 		h->len_lo = st->len_lo;
 		h->len_hi = st->len_hi;
 	}
-	h->final = st->cfg & HWOFF_HASH_FINAL;
+	h->final = st->cfg & HWE_HASH_FINAL;
 	h->tail_taken = false;
 	h->active = true;
-	return HWOFF_ERR_NONE;
+	return HWE_ERR_NONE;
 }
 
-enum hwoff_err hwoff_hash_run(struct hwoff_hash_stream *h, const uint8_t *in, size_t len)
+enum hwe_err hwemu_hash_run(struct hwemu_hash_stream *h, const uint8_t *in, size_t len)
 {
 	if (h->tail_taken || (len == 0 && !h->final))
-		return HWOFF_ERR_BAD_LEN;
+		return HWE_ERR_BAD_LEN;
 	if (len % block_size[h->alg]) {
 		if (!h->final)
-			return HWOFF_ERR_BAD_LEN;
+			return HWE_ERR_BAD_LEN;
 		h->tail_taken = true;
 	}
 	switch (h->alg) {
-	case HWOFF_HASH_MD5:
+	case HWE_HASH_MD5:
 		MD5_Update(&h->ctx.md5, in, len);
 		break;
-	case HWOFF_HASH_SHA1:
+	case HWE_HASH_SHA1:
 		SHA1_Update(&h->ctx.sha1, in, len);
 		break;
-	case HWOFF_HASH_SHA224:
-	case HWOFF_HASH_SHA256:
+	case HWE_HASH_SHA224:
+	case HWE_HASH_SHA256:
 		SHA256_Update(&h->ctx.sha256, in, len);
 		break;
 	default:
@@ -224,10 +224,10 @@ enum hwoff_err hwoff_hash_run(struct hwoff_hash_stream *h, const uint8_t *in, si
 	h->len_lo += len;
 	if (h->len_lo < len)
 		h->len_hi++;
-	return HWOFF_ERR_NONE;
+	return HWE_ERR_NONE;
 }
 
-void hwoff_hash_finish(struct hwoff_hash_stream *h, struct hwoff_hash_state *st)
+void hwemu_hash_finish(struct hwemu_hash_stream *h, struct hwemu_hash_state *st)
 {
 	memset(st->state, 0, sizeof(st->state));
 	if (!h->final) {
@@ -235,14 +235,14 @@ void hwoff_hash_finish(struct hwoff_hash_stream *h, struct hwoff_hash_state *st)
 	} else {
 		/* SHA-224 and SHA-384 Final truncate by the md_len their Init set */
 		switch (h->alg) {
-		case HWOFF_HASH_MD5:
+		case HWE_HASH_MD5:
 			MD5_Final(st->state, &h->ctx.md5);
 			break;
-		case HWOFF_HASH_SHA1:
+		case HWE_HASH_SHA1:
 			SHA1_Final(st->state, &h->ctx.sha1);
 			break;
-		case HWOFF_HASH_SHA224:
-		case HWOFF_HASH_SHA256:
+		case HWE_HASH_SHA224:
+		case HWE_HASH_SHA256:
 			SHA256_Final(st->state, &h->ctx.sha256);
 			break;
 		default:
@@ -252,10 +252,10 @@ void hwoff_hash_finish(struct hwoff_hash_stream *h, struct hwoff_hash_state *st)
 	}
 	st->len_lo = h->len_lo;
 	st->len_hi = h->len_hi;
-	hwoff_hash_abort(h);
+	hwemu_hash_abort(h);
 }
 
-void hwoff_hash_abort(struct hwoff_hash_stream *h)
+void hwemu_hash_abort(struct hwemu_hash_stream *h)
 {
 	if (h->active)
 		OPENSSL_cleanse(&h->ctx, sizeof(h->ctx));

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ivshmem_server.c - Debian ships no ivshmem-server, so the engine is the server.
  *
@@ -90,7 +91,7 @@ int ivshm_send_setup(int conn, int shm_fd, const int *engine_fds, const int *qem
 	      send_message(conn, IVSHMEM_SHM_MESSAGE, shm_fd);
 	/* peer "engine connected": its doorbells, which QEMU writes for Doorbell = 1 << 16 | v */
 	for (v = 0; v < vectors && !err; v++)
-		err = send_message(conn, HWOFF_ENGINE_PEER_ID, engine_fds[v]);
+		err = send_message(conn, HWEMU_ENGINE_PEER_ID, engine_fds[v]);
 	/* QEMU's own id: its MSI-X vectors, which the engine writes to interrupt the guest */
 	for (v = 0; v < vectors && !err; v++)
 		err = send_message(conn, IVSHMEM_QEMU_PEER_ID, qemu_fds[v]);

@@ -1,9 +1,10 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * ivshmem_server.h - the server side of QEMU's ivshmem protocol (docs/specs/ivshmem-spec.rst),
- * for exactly one QEMU, which is peer 0; the engine is peer HWOFF_ENGINE_PEER_ID.
+ * for exactly one QEMU, which is peer 0; the engine is peer HWEMU_ENGINE_PEER_ID.
  */
-#ifndef HWOFF_IVSHMEM_SERVER_H
-#define HWOFF_IVSHMEM_SERVER_H
+#ifndef HWEMU_IVSHMEM_SERVER_H
+#define HWEMU_IVSHMEM_SERVER_H
 
 /* Listen on @path, removing a stale socket file first. Returns the fd, or -1 (reported). */
 int ivshm_listen(const char *path);
@@ -22,4 +23,4 @@ int ivshm_send_setup(int conn, int shm_fd, const int *engine_fds, const int *qem
  */
 int ivshm_check_hangup(int conn_fd);
 
-#endif /* HWOFF_IVSHMEM_SERVER_H */
+#endif /* HWEMU_IVSHMEM_SERVER_H */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * main.c - hwoffload-engine: the emulated crypto engine behind QEMU's ivshmem-doorbell.
  *
@@ -34,7 +35,7 @@ struct options {
 	const char *ram_path;
 	unsigned long ram_mib;
 	unsigned int vectors;
-	struct hwoff_timing timing;
+	struct hwemu_timing timing;
 	bool quiet;
 };
 
@@ -59,7 +60,7 @@ static void usage(FILE *out)
 		"  --dma-setup-us X       override the profile's DMA per-request cost\n"
 		"  --dma-ns-per-byte X    override the profile's DMA per-byte cost\n"
 		"  --quiet                no log lines for guest errors or at exit\n",
-		MAX_RAM_MIB, HWOFF_MIN_VECTORS, HWOFF_MAX_VECTORS, HWOFF_MIN_VECTORS);
+		MAX_RAM_MIB, HWE_MIN_VECTORS, HWE_MAX_VECTORS, HWE_MIN_VECTORS);
 }
 
 static bool parse_number(const char *opt, const char *arg, double min, double max, double *val)
@@ -103,7 +104,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	int c;
 
 	memset(o, 0, sizeof(*o));
-	o->vectors = HWOFF_MIN_VECTORS;
+	o->vectors = HWE_MIN_VECTORS;
 	while ((c = getopt_long(argc, argv, "", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's':
@@ -118,7 +119,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			o->ram_mib = (unsigned long)val;
 			break;
 		case 'v':
-			if (!parse_number("vectors", optarg, HWOFF_MIN_VECTORS, HWOFF_MAX_VECTORS,
+			if (!parse_number("vectors", optarg, HWE_MIN_VECTORS, HWE_MAX_VECTORS,
 					  &val))
 				return 2;
 			o->vectors = (unsigned int)val;
@@ -150,7 +151,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		usage(stderr);
 		return 2;
 	}
-	if (!hwoff_timing_profile(profile, &o->timing)) {
+	if (!hwemu_timing_profile(profile, &o->timing)) {
 		fprintf(stderr, "hwoffload-engine: unknown profile '%s'\n", profile);
 		return 2;
 	}
@@ -220,8 +221,8 @@ err_unlink:
 }
 
 struct eventfds {
-	int doorbell[HWOFF_MAX_VECTORS];	/* QEMU writes, engine polls */
-	int irq[HWOFF_MAX_VECTORS];		/* engine writes, QEMU raises MSI-X */
+	int doorbell[HWE_MAX_VECTORS];		/* QEMU writes, engine polls */
+	int irq[HWE_MAX_VECTORS];		/* engine writes, QEMU raises MSI-X */
 };
 
 static int create_eventfds(struct eventfds *efd, unsigned int vectors)
@@ -245,17 +246,17 @@ static void print_counters(const uint8_t *bar2)
 		const char *name;
 		uint32_t reg;
 	} counters[] = {
-		{ "doorbells", HWOFF_REG_CNT_DOORBELLS },
-		{ "pio_requests", HWOFF_REG_CNT_PIO_REQUESTS },
-		{ "pio_bytes", HWOFF_REG_CNT_PIO_BYTES },
-		{ "pio_irqs", HWOFF_REG_CNT_PIO_IRQS },
-		{ "dma_requests", HWOFF_REG_CNT_DMA_REQUESTS },
-		{ "dma_bytes", HWOFF_REG_CNT_DMA_BYTES },
-		{ "dma_descriptors", HWOFF_REG_CNT_DMA_DESCS },
-		{ "dma_irqs", HWOFF_REG_CNT_DMA_IRQS },
-		{ "irqs_lost", HWOFF_REG_CNT_IRQS_LOST },
-		{ "errors", HWOFF_REG_CNT_ERRORS },
-		{ "resets", HWOFF_REG_CNT_RESETS },
+		{ "doorbells", HWE_REG_CNT_DOORBELLS },
+		{ "pio_requests", HWE_REG_CNT_PIO_REQUESTS },
+		{ "pio_bytes", HWE_REG_CNT_PIO_BYTES },
+		{ "pio_irqs", HWE_REG_CNT_PIO_IRQS },
+		{ "dma_requests", HWE_REG_CNT_DMA_REQUESTS },
+		{ "dma_bytes", HWE_REG_CNT_DMA_BYTES },
+		{ "dma_descriptors", HWE_REG_CNT_DMA_DESCS },
+		{ "dma_irqs", HWE_REG_CNT_DMA_IRQS },
+		{ "irqs_lost", HWE_REG_CNT_IRQS_LOST },
+		{ "errors", HWE_REG_CNT_ERRORS },
+		{ "resets", HWE_REG_CNT_RESETS },
 	};
 	size_t i;
 
@@ -267,7 +268,7 @@ static void print_counters(const uint8_t *bar2)
 }
 
 /* Accept QEMU, hand it the device, run the engine until it leaves. Returns the exit code. */
-static int serve(struct hwoff_engine *e, int listen_fd, int bar2_fd, struct eventfds *efd,
+static int serve(struct hwemu_engine *e, int listen_fd, int bar2_fd, struct eventfds *efd,
 		 unsigned int vectors)
 {
 	int conn, r;
@@ -287,7 +288,7 @@ static int serve(struct hwoff_engine *e, int listen_fd, int bar2_fd, struct even
 	}
 
 	for (;;) {
-		r = hwoff_loop_run(e, efd->doorbell, vectors, conn);
+		r = hwemu_loop_run(e, efd->doorbell, vectors, conn);
 		if (r == -EINTR && !stop_signal)
 			continue;
 		if (r < 0) {
@@ -307,8 +308,8 @@ static int serve(struct hwoff_engine *e, int listen_fd, int bar2_fd, struct even
 int main(int argc, char **argv)
 {
 	struct sigaction sa = { .sa_handler = on_signal };	/* no SA_RESTART: wake poll */
-	struct hwoff_engine_config cfg;
-	struct hwoff_engine engine;
+	struct hwemu_engine_config cfg;
+	struct hwemu_engine engine;
 	struct eventfds efd;
 	struct options o;
 	int bar2_fd, listen_fd, rc;
@@ -325,7 +326,7 @@ int main(int argc, char **argv)
 	cfg.ram_size = o.ram_mib * MIB;
 	cfg.vectors = o.vectors;
 	cfg.timing = o.timing;
-	cfg.raise_irq = hwoff_eventfd_raise;
+	cfg.raise_irq = hwemu_eventfd_raise;
 	cfg.irq_opaque = efd.irq;
 	cfg.quiet = o.quiet;
 
@@ -334,14 +335,14 @@ int main(int argc, char **argv)
 		return 1;
 	rc = 1;
 	bar2_fd = memfd_create("hwoffload-bar2", MFD_CLOEXEC);
-	if (bar2_fd < 0 || ftruncate(bar2_fd, HWOFF_BAR2_SIZE) < 0) {
+	if (bar2_fd < 0 || ftruncate(bar2_fd, HWE_BAR2_SIZE) < 0) {
 		fprintf(stderr, "hwoffload-engine: BAR2 memfd: %s\n", strerror(errno));
 		goto out_ram;
 	}
-	cfg.bar2 = map_shared(bar2_fd, HWOFF_BAR2_SIZE, "BAR2");
+	cfg.bar2 = map_shared(bar2_fd, HWE_BAR2_SIZE, "BAR2");
 	if (!cfg.bar2 || create_eventfds(&efd, o.vectors))
 		goto out_ram;
-	if (hwoff_engine_init(&engine, &cfg)) {
+	if (hwemu_engine_init(&engine, &cfg)) {
 		fprintf(stderr, "hwoffload-engine: OpenSSL provides no AES-ECB/CBC/CTR\n");
 		goto out_ram;
 	}
@@ -363,7 +364,7 @@ int main(int argc, char **argv)
 	close(listen_fd);
 	unlink(o.socket_path);
 out_engine:
-	hwoff_engine_fini(&engine);
+	hwemu_engine_fini(&engine);
 out_ram:
 	unlink(o.ram_path);	/* QEMU keeps its mapping; the file must not fill /dev/shm */
 	return rc;

@@ -349,6 +349,7 @@ START_TEST(stale_sockets)
 
 	test_rng_init(&rng, 0x3000);
 	device_name(dev, sizeof(dev));
+	check_module_selftests_passed();
 	for (i = 0; i < DRIVERS; i++) {
 		fd[i] = alg_bind(&drivers[i], drivers[i].digest ? NULL : key, sizeof(key));
 		ck_assert_msg(fd[i] >= 0, "%s: bind: %s", drivers[i].name, strerror(-fd[i]));

@@ -44,7 +44,7 @@ static struct {
 	int doorbell[VECTORS];
 	int irq[VECTORS];
 	int stop;
-	struct hwoff_engine engine;
+	struct hwemu_engine engine;
 	pthread_t thread;
 	uint32_t head;			/* next descriptor index, published or not */
 	uint32_t pio_seq;
@@ -105,10 +105,10 @@ static void pause_briefly(void)
 /* Wait until (register & mask) == val; a hang guard only, never a timing assertion. */
 static void wait_reg(uint32_t off, uint32_t mask, uint32_t val)
 {
-	uint64_t limit = hwoff_now_ns() + HANG_GUARD_NS;
+	uint64_t limit = hwemu_now_ns() + HANG_GUARD_NS;
 
 	while ((rd32(off) & mask) != val) {
-		if (hwoff_now_ns() > limit)
+		if (hwemu_now_ns() > limit)
 			ck_abort_msg("register 0x%x is 0x%x, waited for 0x%x under mask 0x%x", off,
 				     rd32(off), val, mask);
 		pause_briefly();
@@ -117,10 +117,10 @@ static void wait_reg(uint32_t off, uint32_t mask, uint32_t val)
 
 static void wait_reg64(uint32_t off, uint64_t val)
 {
-	uint64_t limit = hwoff_now_ns() + HANG_GUARD_NS;
+	uint64_t limit = hwemu_now_ns() + HANG_GUARD_NS;
 
 	while (rd64(off) != val) {
-		if (hwoff_now_ns() > limit)
+		if (hwemu_now_ns() > limit)
 			ck_abort_msg("register 0x%x is %llu, waited for %llu", off,
 				     (unsigned long long)rd64(off), (unsigned long long)val);
 		pause_briefly();
@@ -150,10 +150,10 @@ static uint64_t wait_irq(unsigned int vector)
 
 static void engine_reset(void)
 {
-	__atomic_fetch_or((uint32_t *)(t.bar2 + HWOFF_REG_CTRL), htole32(HWOFF_CTRL_RESET),
+	__atomic_fetch_or((uint32_t *)(t.bar2 + HWE_REG_CTRL), htole32(HWE_CTRL_RESET),
 			  __ATOMIC_SEQ_CST);
-	ring_doorbell(HWOFF_DB_PIO);
-	wait_reg(HWOFF_REG_CTRL, HWOFF_CTRL_RESET, 0);
+	ring_doorbell(HWE_DB_PIO);
+	wait_reg(HWE_REG_CTRL, HWE_CTRL_RESET, 0);
 }
 
 /* ---- fixture ---- */
@@ -176,22 +176,22 @@ static uint8_t *map_memfd(size_t size, uint8_t **second)
 static void *engine_thread(void *arg)
 {
 	(void)arg;
-	return (void *)(intptr_t)hwoff_loop_run(&t.engine, t.doorbell, VECTORS, t.stop);
+	return (void *)(intptr_t)hwemu_loop_run(&t.engine, t.doorbell, VECTORS, t.stop);
 }
 
 static void setup(void)
 {
-	struct hwoff_engine_config cfg = {
+	struct hwemu_engine_config cfg = {
 		.ram_size = RAM_SIZE,
 		.vectors = VECTORS,
-		.raise_irq = hwoff_eventfd_raise,
+		.raise_irq = hwemu_eventfd_raise,
 		.irq_opaque = t.irq,
 		.quiet = true,
 	};
 	int v;
 
 	memset(&t, 0, sizeof(t));
-	t.bar2 = map_memfd(HWOFF_BAR2_SIZE, &t.bar2_engine);
+	t.bar2 = map_memfd(HWE_BAR2_SIZE, &t.bar2_engine);
 	t.ram = map_memfd(RAM_SIZE, &t.ram_engine);
 	for (v = 0; v < VECTORS; v++) {
 		/* non-blocking, as QEMU leaves them */
@@ -200,18 +200,18 @@ static void setup(void)
 		ck_assert(t.doorbell[v] >= 0 && t.irq[v] >= 0);
 	}
 	t.stop = eventfd(0, EFD_CLOEXEC);
-	ck_assert(hwoff_timing_profile("native", &cfg.timing));
+	ck_assert(hwemu_timing_profile("native", &cfg.timing));
 	cfg.bar2 = t.bar2_engine;
 	cfg.ram = t.ram_engine;
-	ck_assert_int_eq(hwoff_engine_init(&t.engine, &cfg), 0);
+	ck_assert_int_eq(hwemu_engine_init(&t.engine, &cfg), 0);
 	ck_assert_int_eq(pthread_create(&t.thread, NULL, engine_thread, NULL), 0);
 
 	t.heap = HEAP_GPA;
-	wr64(HWOFF_REG_RING_BASE, RING_GPA);
-	wr32(HWOFF_REG_RING_SIZE, RING_ENTRIES);
+	wr64(HWE_REG_RING_BASE, RING_GPA);
+	wr32(HWE_REG_RING_SIZE, RING_ENTRIES);
 	engine_reset();
-	ck_assert(rd32(HWOFF_REG_STATUS) & HWOFF_STATUS_RING_VALID);
-	wr32(HWOFF_REG_INT_ENABLE, HWOFF_INT_DMA_DONE | HWOFF_INT_DMA_ERROR);
+	ck_assert(rd32(HWE_REG_STATUS) & HWE_STATUS_RING_VALID);
+	wr32(HWE_REG_INT_ENABLE, HWE_INT_DMA_DONE | HWE_INT_DMA_ERROR);
 }
 
 static void teardown(void)
@@ -223,14 +223,14 @@ static void teardown(void)
 	ck_assert_int_eq(write(t.stop, &one, sizeof(one)), sizeof(one));
 	pthread_join(t.thread, &ret);
 	ck_assert_int_eq((intptr_t)ret, 0);
-	hwoff_engine_fini(&t.engine);
+	hwemu_engine_fini(&t.engine);
 	for (v = 0; v < VECTORS; v++) {
 		close(t.doorbell[v]);
 		close(t.irq[v]);
 	}
 	close(t.stop);
-	munmap(t.bar2, HWOFF_BAR2_SIZE);
-	munmap(t.bar2_engine, HWOFF_BAR2_SIZE);
+	munmap(t.bar2, HWE_BAR2_SIZE);
+	munmap(t.bar2_engine, HWE_BAR2_SIZE);
 	munmap(t.ram, RAM_SIZE);
 	munmap(t.ram_engine, RAM_SIZE);
 }
@@ -262,7 +262,7 @@ static void random_params(struct aes_params *p, uint32_t mode, uint32_t keylen, 
 
 static uint32_t cfg_word(const struct aes_params *p)
 {
-	return HWOFF_CFG(HWOFF_UNIT_AES, p->mode, p->keylen, p->decrypt);
+	return HWE_CFG(HWE_UNIT_AES, p->mode, p->keylen, p->decrypt);
 }
 
 static const EVP_CIPHER *reference_cipher(uint32_t mode, uint32_t keylen)
@@ -285,7 +285,7 @@ static void reference_crypt(const struct aes_params *p, const uint8_t *in, uint8
 
 	ck_assert_ptr_nonnull(ctx);
 	ck_assert_int_eq(EVP_CipherInit_ex2(ctx, reference_cipher(p->mode, p->keylen), p->key,
-					    p->mode == HWOFF_MODE_ECB ? NULL : p->iv,
+					    p->mode == HWE_MODE_ECB ? NULL : p->iv,
 					    !p->decrypt, NULL), 1);
 	EVP_CIPHER_CTX_set_padding(ctx, 0);
 	ck_assert_int_eq(EVP_CipherUpdate(ctx, out, &outl, in, (int)len), 1);
@@ -299,20 +299,20 @@ static void reference_crypt(const struct aes_params *p, const uint8_t *in, uint8
 
 static void pio_load_context(const struct aes_params *p)
 {
-	wr32(HWOFF_REG_PIO_UNIT, HWOFF_UNIT_AES);
-	wr32(HWOFF_REG_AES_CFG, cfg_word(p));
-	wr32(HWOFF_REG_AES_CTR_OFFSET, p->ctr_offset);
-	memcpy(t.bar2 + HWOFF_REG_AES_KEY, p->key, sizeof(p->key));
-	memcpy(t.bar2 + HWOFF_REG_AES_IV, p->iv, sizeof(p->iv));
+	wr32(HWE_REG_PIO_UNIT, HWE_UNIT_AES);
+	wr32(HWE_REG_AES_CFG, cfg_word(p));
+	wr32(HWE_REG_AES_CTR_OFFSET, p->ctr_offset);
+	memcpy(t.bar2 + HWE_REG_AES_KEY, p->key, sizeof(p->key));
+	memcpy(t.bar2 + HWE_REG_AES_IV, p->iv, sizeof(p->iv));
 }
 
 static void pio_post(const uint8_t *in, uint32_t level)
 {
 	if (in)
-		memcpy(t.bar2 + HWOFF_FIFO_IN, in, level);
-	wr32(HWOFF_REG_FIFO_IN_LEVEL, level);
-	wr32(HWOFF_REG_PIO_SEQ, ++t.pio_seq);
-	ring_doorbell(HWOFF_DB_PIO);
+		memcpy(t.bar2 + HWE_FIFO_IN, in, level);
+	wr32(HWE_REG_FIFO_IN_LEVEL, level);
+	wr32(HWE_REG_PIO_SEQ, ++t.pio_seq);
+	ring_doorbell(HWE_DB_PIO);
 }
 
 /* One polled PIO request through the FIFO; returns PIO_RESULT. */
@@ -321,13 +321,13 @@ static uint32_t pio_run(const uint8_t *in, uint8_t *out, uint32_t len)
 	uint32_t result;
 
 	pio_post(in, len);
-	wait_reg(HWOFF_REG_PIO_DONE_SEQ, ~0U, t.pio_seq);
-	result = rd32(HWOFF_REG_PIO_RESULT);
-	ck_assert_uint_eq(rd32(HWOFF_REG_FIFO_IN_LEVEL), 0);
-	if (result == HWOFF_ERR_NONE) {
-		ck_assert_uint_eq(rd32(HWOFF_REG_FIFO_OUT_LEVEL), len);
-		memcpy(out, t.bar2 + HWOFF_FIFO_OUT, len);
-		wr32(HWOFF_REG_FIFO_OUT_LEVEL, 0);
+	wait_reg(HWE_REG_PIO_DONE_SEQ, ~0U, t.pio_seq);
+	result = rd32(HWE_REG_PIO_RESULT);
+	ck_assert_uint_eq(rd32(HWE_REG_FIFO_IN_LEVEL), 0);
+	if (result == HWE_ERR_NONE) {
+		ck_assert_uint_eq(rd32(HWE_REG_FIFO_OUT_LEVEL), len);
+		memcpy(out, t.bar2 + HWE_FIFO_OUT, len);
+		wr32(HWE_REG_FIFO_OUT_LEVEL, 0);
 	}
 	return result;
 }
@@ -353,8 +353,8 @@ static uint64_t ram_alloc_random(size_t len)
 
 static uint64_t put_context(const struct aes_params *p)
 {
-	uint64_t addr = ram_alloc(sizeof(struct hwoff_aes_ctx));
-	struct hwoff_aes_ctx *rec = (struct hwoff_aes_ctx *)(t.ram + addr);
+	uint64_t addr = ram_alloc(sizeof(struct hwe_aes_ctx));
+	struct hwe_aes_ctx *rec = (struct hwe_aes_ctx *)(t.ram + addr);
 
 	memset(rec, 0, sizeof(*rec));
 	rec->cfg = htole32(cfg_word(p));
@@ -364,21 +364,21 @@ static uint64_t put_context(const struct aes_params *p)
 	return addr;
 }
 
-static struct hwoff_aes_ctx *context_at(uint64_t addr)
+static struct hwe_aes_ctx *context_at(uint64_t addr)
 {
-	return (struct hwoff_aes_ctx *)(t.ram + addr);
+	return (struct hwe_aes_ctx *)(t.ram + addr);
 }
 
-static struct hwoff_desc *desc_at(uint32_t index)
+static struct hwe_desc *desc_at(uint32_t index)
 {
-	return (struct hwoff_desc *)(t.ram + RING_GPA +
-				     (index & (RING_ENTRIES - 1)) * sizeof(struct hwoff_desc));
+	return (struct hwe_desc *)(t.ram + RING_GPA +
+				   (index & (RING_ENTRIES - 1)) * sizeof(struct hwe_desc));
 }
 
 /* Write a descriptor at HEAD without publishing it; returns its index. */
 static uint32_t push_desc(uint64_t src, uint64_t dst, uint32_t len, uint32_t flags)
 {
-	struct hwoff_desc *d = desc_at(t.head);
+	struct hwe_desc *d = desc_at(t.head);
 
 	d->src = htole64(src);
 	d->dst = htole64(dst);
@@ -391,20 +391,20 @@ static uint32_t push_desc(uint64_t src, uint64_t dst, uint32_t len, uint32_t fla
 
 static uint32_t push_load_ctx(uint64_t ctx_addr)
 {
-	return push_desc(ctx_addr, 0, sizeof(struct hwoff_aes_ctx), HWOFF_DESC_LOAD_CTX);
+	return push_desc(ctx_addr, 0, sizeof(struct hwe_aes_ctx), HWE_DESC_LOAD_CTX);
 }
 
 /* LOAD_CTX + one DATA descriptor; returns the index of the DATA descriptor. */
 static uint32_t push_request(uint64_t ctx_addr, uint64_t src, uint64_t dst, uint32_t len)
 {
 	push_load_ctx(ctx_addr);
-	return push_desc(src, dst, len, HWOFF_DESC_DATA | HWOFF_DESC_END_OF_REQ);
+	return push_desc(src, dst, len, HWE_DESC_DATA | HWE_DESC_END_OF_REQ);
 }
 
 static void publish(void)
 {
-	wr32(HWOFF_REG_RING_HEAD, t.head);
-	ring_doorbell(HWOFF_DB_DMA);
+	wr32(HWE_REG_RING_HEAD, t.head);
+	ring_doorbell(HWE_DB_DMA);
 }
 
 static uint32_t desc_status(uint32_t index)
@@ -416,8 +416,8 @@ static uint32_t desc_status(uint32_t index)
 static void publish_and_wait(void)
 {
 	publish();
-	ck_assert_uint_eq(wait_irq(HWOFF_MSIX_DMA), 1);
-	ck_assert_uint_eq(rd32(HWOFF_REG_RING_CUR), t.head);
+	ck_assert_uint_eq(wait_irq(HWE_MSIX_DMA), 1);
+	ck_assert_uint_eq(rd32(HWE_REG_RING_CUR), t.head);
 }
 
 static void check_dma_request(const struct aes_params *p, uint64_t ctx_addr, uint64_t src_copy,
@@ -427,7 +427,7 @@ static void check_dma_request(const struct aes_params *p, uint64_t ctx_addr, uin
 
 	reference_crypt(p, t.ram + src_copy, expect, len, iv_out);
 	ck_assert_mem_eq(t.ram + dst, expect, len);
-	if (p->mode != HWOFF_MODE_ECB)
+	if (p->mode != HWE_MODE_ECB)
 		ck_assert_mem_eq(context_at(ctx_addr)->iv, iv_out, 16);
 	else
 		ck_assert_mem_eq(context_at(ctx_addr)->iv, p->iv, 16);
@@ -438,16 +438,16 @@ static void check_dma_request(const struct aes_params *p, uint64_t ctx_addr, uin
 
 START_TEST(test_identification)
 {
-	ck_assert_uint_eq(rd32(HWOFF_REG_ID), HWOFF_ID_MAGIC);
-	ck_assert_uint_eq(rd32(HWOFF_REG_VERSION), HWOFF_VERSION);
-	ck_assert(rd32(HWOFF_REG_CAPS) & HWOFF_CAP_DMA);
-	ck_assert(rd32(HWOFF_REG_CAPS) & HWOFF_CAP_HASH);
-	ck_assert_uint_eq(rd32(HWOFF_REG_PEER_ID), HWOFF_ENGINE_PEER_ID);
-	ck_assert_uint_eq(rd32(HWOFF_REG_NUM_VECTORS), VECTORS);
-	ck_assert_uint_eq(rd32(HWOFF_REG_FIFO_DEPTH), HWOFF_FIFO_DEPTH);
-	ck_assert_uint_eq(rd32(HWOFF_REG_DMA_ALIGN), HWOFF_DMA_ALIGN);
-	ck_assert_uint_eq(rd64(HWOFF_REG_RAM_SIZE), RAM_SIZE);
-	ck_assert_uint_eq(rd64(HWOFF_REG_CNT_RESETS), 1);	/* the fixture's */
+	ck_assert_uint_eq(rd32(HWE_REG_ID), HWE_ID_MAGIC);
+	ck_assert_uint_eq(rd32(HWE_REG_VERSION), HWE_VERSION);
+	ck_assert(rd32(HWE_REG_CAPS) & HWE_CAP_DMA);
+	ck_assert(rd32(HWE_REG_CAPS) & HWE_CAP_HASH);
+	ck_assert_uint_eq(rd32(HWE_REG_PEER_ID), HWEMU_ENGINE_PEER_ID);
+	ck_assert_uint_eq(rd32(HWE_REG_NUM_VECTORS), VECTORS);
+	ck_assert_uint_eq(rd32(HWE_REG_FIFO_DEPTH), HWE_FIFO_DEPTH);
+	ck_assert_uint_eq(rd32(HWE_REG_DMA_ALIGN), HWE_DMA_ALIGN);
+	ck_assert_uint_eq(rd64(HWE_REG_RAM_SIZE), RAM_SIZE);
+	ck_assert_uint_eq(rd64(HWE_REG_CNT_RESETS), 1);		/* the fixture's */
 }
 END_TEST
 
@@ -455,29 +455,29 @@ END_TEST
 START_TEST(test_pio_modes)
 {
 	static const uint32_t keylens[] = { 16, 24, 32 };
-	uint8_t in[HWOFF_FIFO_DEPTH], out[HWOFF_FIFO_DEPTH], expect[HWOFF_FIFO_DEPTH], iv[16];
+	uint8_t in[HWE_FIFO_DEPTH], out[HWE_FIFO_DEPTH], expect[HWE_FIFO_DEPTH], iv[16];
 	struct aes_params p;
 	uint32_t mode, k, dir, len;
 
-	for (mode = HWOFF_MODE_ECB; mode <= HWOFF_MODE_CTR; mode++) {
+	for (mode = HWE_MODE_ECB; mode <= HWE_MODE_CTR; mode++) {
 		for (k = 0; k < 3; k++) {
 			for (dir = 0; dir < 2; dir++) {
 				random_params(&p, mode, keylens[k], dir);
-				len = mode == HWOFF_MODE_CTR ? 1 + random_below(HWOFF_FIFO_DEPTH) :
-				      16 * (1 + random_below(HWOFF_FIFO_DEPTH / 16));
+				len = mode == HWE_MODE_CTR ? 1 + random_below(HWE_FIFO_DEPTH) :
+				      16 * (1 + random_below(HWE_FIFO_DEPTH / 16));
 				random_bytes(in, len);
 				pio_load_context(&p);
-				ck_assert_uint_eq(pio_run(in, out, len), HWOFF_ERR_NONE);
+				ck_assert_uint_eq(pio_run(in, out, len), HWE_ERR_NONE);
 				reference_crypt(&p, in, expect, len, iv);
 				ck_assert_mem_eq(out, expect, len);
-				if (mode != HWOFF_MODE_ECB)
-					ck_assert_mem_eq(t.bar2 + HWOFF_REG_AES_IV, iv, 16);
-				if (mode == HWOFF_MODE_CTR)
-					ck_assert_uint_eq(rd32(HWOFF_REG_AES_CTR_OFFSET), len % 16);
+				if (mode != HWE_MODE_ECB)
+					ck_assert_mem_eq(t.bar2 + HWE_REG_AES_IV, iv, 16);
+				if (mode == HWE_MODE_CTR)
+					ck_assert_uint_eq(rd32(HWE_REG_AES_CTR_OFFSET), len % 16);
 			}
 		}
 	}
-	ck_assert_uint_eq(rd64(HWOFF_REG_CNT_PIO_REQUESTS), 18);
+	ck_assert_uint_eq(rd64(HWE_REG_CNT_PIO_REQUESTS), 18);
 }
 END_TEST
 
@@ -489,12 +489,12 @@ START_TEST(test_pio_cbc_chunks_chain_through_iv)
 	struct aes_params p;
 	uint32_t done, n;
 
-	random_params(&p, HWOFF_MODE_CBC, 32, false);
+	random_params(&p, HWE_MODE_CBC, 32, false);
 	random_bytes(in, LEN);
 	pio_load_context(&p);
 	for (done = 0; done < LEN; done += n) {
-		n = LEN - done < HWOFF_FIFO_DEPTH ? LEN - done : HWOFF_FIFO_DEPTH;
-		ck_assert_uint_eq(pio_run(in + done, out + done, n), HWOFF_ERR_NONE);
+		n = LEN - done < HWE_FIFO_DEPTH ? LEN - done : HWE_FIFO_DEPTH;
+		ck_assert_uint_eq(pio_run(in + done, out + done, n), HWE_ERR_NONE);
 	}
 	reference_crypt(&p, in, expect, LEN, NULL);
 	ck_assert_mem_eq(out, expect, LEN);
@@ -511,24 +511,24 @@ START_TEST(test_ctr_partial_blocks_continue)
 	uint32_t done, n;
 	uint8_t iv[16];
 
-	random_params(&p, HWOFF_MODE_CTR, 16, false);
+	random_params(&p, HWE_MODE_CTR, 16, false);
 	random_bytes(in, LEN);
 	pio_load_context(&p);
 	for (done = 0; done < PIO_LEN; done += n) {
 		n = 1 + random_below(100);
 		if (n > PIO_LEN - done)
 			n = PIO_LEN - done;
-		ck_assert_uint_eq(pio_run(in + done, out + done, n), HWOFF_ERR_NONE);
+		ck_assert_uint_eq(pio_run(in + done, out + done, n), HWE_ERR_NONE);
 	}
 	reference_crypt(&p, in, expect, PIO_LEN, iv);
 	ck_assert_mem_eq(out, expect, PIO_LEN);
-	ck_assert_mem_eq(t.bar2 + HWOFF_REG_AES_IV, iv, 16);
-	ck_assert_uint_eq(rd32(HWOFF_REG_AES_CTR_OFFSET), PIO_LEN % 16);
+	ck_assert_mem_eq(t.bar2 + HWE_REG_AES_IV, iv, 16);
+	ck_assert_uint_eq(rd32(HWE_REG_AES_CTR_OFFSET), PIO_LEN % 16);
 
 	/* the read-back counter and offset resume the stream on the other path */
 	resume = p;
-	memcpy(resume.iv, t.bar2 + HWOFF_REG_AES_IV, 16);
-	resume.ctr_offset = rd32(HWOFF_REG_AES_CTR_OFFSET);
+	memcpy(resume.iv, t.bar2 + HWE_REG_AES_IV, 16);
+	resume.ctr_offset = rd32(HWE_REG_AES_CTR_OFFSET);
 	ctx = put_context(&resume);
 	src = ram_alloc(DMA_LEN);
 	dst = ram_alloc(DMA_LEN);
@@ -556,7 +556,7 @@ START_TEST(test_ctr_counter_carries_across_128_bits)
 	int s, b, i;
 
 	for (s = 0; s < 2; s++) {
-		random_params(&p, HWOFF_MODE_CTR, 24, false);
+		random_params(&p, HWE_MODE_CTR, 24, false);
 		memcpy(p.iv, starts[s], 16);
 		memcpy(counters, starts[s], 16);
 		for (b = 1; b < 4; b++) {
@@ -568,26 +568,26 @@ START_TEST(test_ctr_counter_carries_across_128_bits)
 		for (i = 15; i >= 0 && ++expect_iv[i] == 0; i--)
 			;
 		ecb = p;
-		ecb.mode = HWOFF_MODE_ECB;
+		ecb.mode = HWE_MODE_ECB;
 		reference_crypt(&ecb, counters, keystream, sizeof(counters), NULL);
 
 		random_bytes(in, sizeof(in));
 		pio_load_context(&p);
-		ck_assert_uint_eq(pio_run(in, out, sizeof(in)), HWOFF_ERR_NONE);
+		ck_assert_uint_eq(pio_run(in, out, sizeof(in)), HWE_ERR_NONE);
 		for (i = 0; i < 64; i++)
 			ck_assert_uint_eq(out[i], in[i] ^ keystream[i]);
-		ck_assert_mem_eq(t.bar2 + HWOFF_REG_AES_IV, expect_iv, 16);
+		ck_assert_mem_eq(t.bar2 + HWE_REG_AES_IV, expect_iv, 16);
 	}
 }
 END_TEST
 
 static void check_pio_error(uint32_t expected)
 {
-	ck_assert_uint_eq(rd32(HWOFF_REG_PIO_RESULT), expected);
-	ck_assert_uint_eq(rd32(HWOFF_REG_LAST_ERROR), expected);
-	ck_assert(rd32(HWOFF_REG_ERR_STATUS) & HWOFF_BIT(expected));
-	w1c(HWOFF_REG_ERR_STATUS, HWOFF_BIT(expected));
-	ck_assert_uint_eq(rd32(HWOFF_REG_ERR_STATUS), 0);
+	ck_assert_uint_eq(rd32(HWE_REG_PIO_RESULT), expected);
+	ck_assert_uint_eq(rd32(HWE_REG_LAST_ERROR), expected);
+	ck_assert(rd32(HWE_REG_ERR_STATUS) & HWE_BIT(expected));
+	w1c(HWE_REG_ERR_STATUS, HWE_BIT(expected));
+	ck_assert_uint_eq(rd32(HWE_REG_ERR_STATUS), 0);
 }
 
 START_TEST(test_pio_errors)
@@ -596,51 +596,51 @@ START_TEST(test_pio_errors)
 	struct aes_params p;
 
 	random_bytes(in, sizeof(in));
-	random_params(&p, HWOFF_MODE_ECB, 16, false);
+	random_params(&p, HWE_MODE_ECB, 16, false);
 	pio_load_context(&p);
-	ck_assert_uint_eq(pio_run(in, out, 20), HWOFF_ERR_BAD_LEN);
-	check_pio_error(HWOFF_ERR_BAD_LEN);
-	ck_assert_uint_eq(pio_run(in, out, 0), HWOFF_ERR_BAD_LEN);
-	check_pio_error(HWOFF_ERR_BAD_LEN);
+	ck_assert_uint_eq(pio_run(in, out, 20), HWE_ERR_BAD_LEN);
+	check_pio_error(HWE_ERR_BAD_LEN);
+	ck_assert_uint_eq(pio_run(in, out, 0), HWE_ERR_BAD_LEN);
+	check_pio_error(HWE_ERR_BAD_LEN);
 
 	/* overflow: more than the FIFO holds */
-	ck_assert_uint_eq(pio_run(NULL, out, HWOFF_FIFO_DEPTH + 1), HWOFF_ERR_FIFO);
-	check_pio_error(HWOFF_ERR_FIFO);
+	ck_assert_uint_eq(pio_run(NULL, out, HWE_FIFO_DEPTH + 1), HWE_ERR_FIFO);
+	check_pio_error(HWE_ERR_FIFO);
 
 	p.keylen = 20;
 	pio_load_context(&p);
-	ck_assert_uint_eq(pio_run(in, out, 16), HWOFF_ERR_BAD_CTX);
-	check_pio_error(HWOFF_ERR_BAD_CTX);
+	ck_assert_uint_eq(pio_run(in, out, 16), HWE_ERR_BAD_CTX);
+	check_pio_error(HWE_ERR_BAD_CTX);
 	p.keylen = 16;
 	p.mode = 0;
 	pio_load_context(&p);
-	ck_assert_uint_eq(pio_run(in, out, 16), HWOFF_ERR_BAD_CTX);
-	check_pio_error(HWOFF_ERR_BAD_CTX);
-	p.mode = HWOFF_MODE_CBC;
+	ck_assert_uint_eq(pio_run(in, out, 16), HWE_ERR_BAD_CTX);
+	check_pio_error(HWE_ERR_BAD_CTX);
+	p.mode = HWE_MODE_CBC;
 	p.ctr_offset = 3;	/* an offset only means something in CTR */
 	pio_load_context(&p);
-	ck_assert_uint_eq(pio_run(in, out, 16), HWOFF_ERR_BAD_CTX);
-	check_pio_error(HWOFF_ERR_BAD_CTX);
+	ck_assert_uint_eq(pio_run(in, out, 16), HWE_ERR_BAD_CTX);
+	check_pio_error(HWE_ERR_BAD_CTX);
 	p.ctr_offset = 0;
 	pio_load_context(&p);
-	wr32(HWOFF_REG_AES_CFG, HWOFF_CFG(HWOFF_UNIT_HASH, HWOFF_MODE_CBC, 16, 0));
-	ck_assert_uint_eq(pio_run(in, out, 16), HWOFF_ERR_BAD_CTX);
-	check_pio_error(HWOFF_ERR_BAD_CTX);
+	wr32(HWE_REG_AES_CFG, HWE_CFG(HWE_UNIT_HASH, HWE_MODE_CBC, 16, 0));
+	ck_assert_uint_eq(pio_run(in, out, 16), HWE_ERR_BAD_CTX);
+	check_pio_error(HWE_ERR_BAD_CTX);
 
 	/* back-pressure: output not drained refuses the next request */
 	pio_load_context(&p);
 	pio_post(in, 32);
-	wait_reg(HWOFF_REG_PIO_DONE_SEQ, ~0U, t.pio_seq);
-	ck_assert_uint_eq(rd32(HWOFF_REG_PIO_RESULT), HWOFF_ERR_NONE);
+	wait_reg(HWE_REG_PIO_DONE_SEQ, ~0U, t.pio_seq);
+	ck_assert_uint_eq(rd32(HWE_REG_PIO_RESULT), HWE_ERR_NONE);
 	pio_post(in, 32);
-	wait_reg(HWOFF_REG_PIO_DONE_SEQ, ~0U, t.pio_seq);
-	check_pio_error(HWOFF_ERR_FIFO);
-	ck_assert_uint_eq(rd32(HWOFF_REG_FIFO_OUT_LEVEL), 32);
+	wait_reg(HWE_REG_PIO_DONE_SEQ, ~0U, t.pio_seq);
+	check_pio_error(HWE_ERR_FIFO);
+	ck_assert_uint_eq(rd32(HWE_REG_FIFO_OUT_LEVEL), 32);
 
 	/* the engine carries on: drain, and a good request works */
-	wr32(HWOFF_REG_FIFO_OUT_LEVEL, 0);
+	wr32(HWE_REG_FIFO_OUT_LEVEL, 0);
 	pio_load_context(&p);
-	ck_assert_uint_eq(pio_run(in, out, 64), HWOFF_ERR_NONE);
+	ck_assert_uint_eq(pio_run(in, out, 64), HWE_ERR_NONE);
 	reference_crypt(&p, in, expect, 64, NULL);
 	ck_assert_mem_eq(out, expect, 64);
 }
@@ -654,7 +654,7 @@ START_TEST(test_dma_single_request)
 	uint32_t mode, len, data;
 	int in_place;
 
-	for (mode = HWOFF_MODE_ECB; mode <= HWOFF_MODE_CTR; mode++) {
+	for (mode = HWE_MODE_ECB; mode <= HWE_MODE_CTR; mode++) {
 		for (in_place = 0; in_place < 2; in_place++) {
 			random_params(&p, mode, 32, random_below(2));
 			len = 16 * (1 + random_below(1024));
@@ -665,15 +665,15 @@ START_TEST(test_dma_single_request)
 			dst = in_place ? src : ram_alloc(len);
 			data = push_request(ctx, src, dst, len);
 			publish_and_wait();
-			ck_assert_uint_eq(desc_status(data - 1), HWOFF_DSTAT_DONE);
-			ck_assert_uint_eq(desc_status(data), HWOFF_DSTAT_DONE);
+			ck_assert_uint_eq(desc_status(data - 1), HWE_DSTAT_DONE);
+			ck_assert_uint_eq(desc_status(data), HWE_DSTAT_DONE);
 			check_dma_request(&p, ctx, copy, dst, len);
-			ck_assert_uint_eq(rd32(HWOFF_REG_INT_STATUS), HWOFF_INT_DMA_DONE);
-			w1c(HWOFF_REG_INT_STATUS, HWOFF_INT_DMA_DONE);
+			ck_assert_uint_eq(rd32(HWE_REG_INT_STATUS), HWE_INT_DMA_DONE);
+			w1c(HWE_REG_INT_STATUS, HWE_INT_DMA_DONE);
 		}
 	}
-	ck_assert_uint_eq(rd64(HWOFF_REG_CNT_DMA_REQUESTS), 6);
-	ck_assert_uint_eq(rd64(HWOFF_REG_CNT_DMA_IRQS), 6);
+	ck_assert_uint_eq(rd64(HWE_REG_CNT_DMA_REQUESTS), 6);
+	ck_assert_uint_eq(rd64(HWE_REG_CNT_DMA_IRQS), 6);
 }
 END_TEST
 
@@ -684,7 +684,7 @@ START_TEST(test_dma_reads_memory_every_time)
 	uint64_t ctx, src, dst;
 	uint8_t first[256];
 
-	random_params(&p, HWOFF_MODE_ECB, 16, false);
+	random_params(&p, HWE_MODE_ECB, 16, false);
 	ctx = put_context(&p);
 	src = ram_alloc_random(256);
 	dst = ram_alloc(256);
@@ -709,9 +709,9 @@ START_TEST(test_dma_chain_one_interrupt)
 	uint64_t ctx[3], src[3], copy[3], dst[3];
 	uint32_t len[3] = { 4096 + 512, 16, 2048 }, i, first;
 
-	random_params(&p[0], HWOFF_MODE_CBC, 16, false);
-	random_params(&p[1], HWOFF_MODE_CTR, 32, true);
-	random_params(&p[2], HWOFF_MODE_CBC, 24, true);
+	random_params(&p[0], HWE_MODE_CBC, 16, false);
+	random_params(&p[1], HWE_MODE_CTR, 32, true);
+	random_params(&p[2], HWE_MODE_CBC, 24, true);
 	for (i = 0; i < 3; i++) {
 		ctx[i] = put_context(&p[i]);
 		src[i] = ram_alloc_random(len[i]);
@@ -721,17 +721,17 @@ START_TEST(test_dma_chain_one_interrupt)
 	}
 	first = t.head;
 	push_load_ctx(ctx[0]);
-	push_desc(src[0], dst[0], 4096, HWOFF_DESC_DATA);	/* CBC state runs on */
-	push_desc(src[0] + 4096, dst[0] + 4096, 512, HWOFF_DESC_DATA | HWOFF_DESC_END_OF_REQ);
+	push_desc(src[0], dst[0], 4096, HWE_DESC_DATA);		/* CBC state runs on */
+	push_desc(src[0] + 4096, dst[0] + 4096, 512, HWE_DESC_DATA | HWE_DESC_END_OF_REQ);
 	push_request(ctx[1], src[1], dst[1], len[1]);
 	push_request(ctx[2], src[2], dst[2], len[2]);
 	publish_and_wait();
 
-	ck_assert_uint_eq(irqs_pending(HWOFF_MSIX_DMA), 0);
-	ck_assert_uint_eq(rd64(HWOFF_REG_CNT_DMA_IRQS), 1);
-	ck_assert_uint_eq(rd64(HWOFF_REG_CNT_DMA_REQUESTS), 3);
+	ck_assert_uint_eq(irqs_pending(HWE_MSIX_DMA), 0);
+	ck_assert_uint_eq(rd64(HWE_REG_CNT_DMA_IRQS), 1);
+	ck_assert_uint_eq(rd64(HWE_REG_CNT_DMA_REQUESTS), 3);
 	for (i = first; i != t.head; i++)
-		ck_assert_uint_eq(desc_status(i), HWOFF_DSTAT_DONE);
+		ck_assert_uint_eq(desc_status(i), HWE_DSTAT_DONE);
 	for (i = 0; i < 3; i++)
 		check_dma_request(&p[i], ctx[i], copy[i], dst[i], len[i]);
 }
@@ -748,15 +748,15 @@ START_TEST(test_dma_errors_are_contained)
 		bool load_ctx;
 		uint32_t expect;
 	} cases[] = {
-		{ 0, 0, 256, HWOFF_DESC_DATA, true, HWOFF_ERR_NONE },
-		{ 8, 0, 256, HWOFF_DESC_DATA, true, HWOFF_ERR_MISALIGNED },
-		{ 0, 0, 24, HWOFF_DESC_DATA, true, HWOFF_ERR_MISALIGNED },
-		{ 0, RAM_SIZE - 128, 256, HWOFF_DESC_DATA, true, HWOFF_ERR_BAD_ADDR },
-		{ 0, 0xfffffffffffffff0ULL, 256, HWOFF_DESC_DATA, true, HWOFF_ERR_BAD_ADDR },
-		{ 0, 0, 0, HWOFF_DESC_DATA, true, HWOFF_ERR_BAD_LEN },
-		{ 0, 0, 256, HWOFF_DESC_DATA, false, HWOFF_ERR_NO_CTX },
-		{ 0, 0, 256, 0xf, true, HWOFF_ERR_BAD_DESC },
-		{ 0, 0, 256, HWOFF_DESC_DATA, true, HWOFF_ERR_NONE },
+		{ 0, 0, 256, HWE_DESC_DATA, true, HWE_ERR_NONE },
+		{ 8, 0, 256, HWE_DESC_DATA, true, HWE_ERR_MISALIGNED },
+		{ 0, 0, 24, HWE_DESC_DATA, true, HWE_ERR_MISALIGNED },
+		{ 0, RAM_SIZE - 128, 256, HWE_DESC_DATA, true, HWE_ERR_BAD_ADDR },
+		{ 0, 0xfffffffffffffff0ULL, 256, HWE_DESC_DATA, true, HWE_ERR_BAD_ADDR },
+		{ 0, 0, 0, HWE_DESC_DATA, true, HWE_ERR_BAD_LEN },
+		{ 0, 0, 256, HWE_DESC_DATA, false, HWE_ERR_NO_CTX },
+		{ 0, 0, 256, 0xf, true, HWE_ERR_BAD_DESC },
+		{ 0, 0, 256, HWE_DESC_DATA, true, HWE_ERR_NONE },
 	};
 	enum { N = sizeof(cases) / sizeof(cases[0]) };
 	uint64_t ctx[N], src[N], copy[N], dst[N], bad_ctx;
@@ -766,7 +766,7 @@ START_TEST(test_dma_errors_are_contained)
 
 	memset(poison, 0xa5, sizeof(poison));
 	for (i = 0; i < N; i++) {
-		random_params(&p[i], HWOFF_MODE_CBC, 16, false);
+		random_params(&p[i], HWE_MODE_CBC, 16, false);
 		ctx[i] = put_context(&p[i]);
 		src[i] = ram_alloc_random(256 + 16);
 		copy[i] = ram_alloc(256);
@@ -776,34 +776,34 @@ START_TEST(test_dma_errors_are_contained)
 			memcpy(t.ram + dst[i], poison, sizeof(poison));
 		load[i] = cases[i].load_ctx ? push_load_ctx(ctx[i]) : 0;
 		data[i] = push_desc(src[i] + cases[i].src_offset, dst[i], cases[i].len,
-				    cases[i].type | HWOFF_DESC_END_OF_REQ);
-		if (cases[i].expect != HWOFF_ERR_NONE)
-			errors |= HWOFF_BIT(cases[i].expect);
+				    cases[i].type | HWE_DESC_END_OF_REQ);
+		if (cases[i].expect != HWE_ERR_NONE)
+			errors |= HWE_BIT(cases[i].expect);
 	}
 	/* a broken context record: its request's DATA descriptor is aborted */
-	random_params(&broken, HWOFF_MODE_CTR, 17, false);
+	random_params(&broken, HWE_MODE_CTR, 17, false);
 	bad_ctx = put_context(&broken);
 	push_load_ctx(bad_ctx);
-	i = push_desc(src[0], dst[0], 16, HWOFF_DESC_DATA | HWOFF_DESC_END_OF_REQ);
+	i = push_desc(src[0], dst[0], 16, HWE_DESC_DATA | HWE_DESC_END_OF_REQ);
 	publish_and_wait();
 
-	ck_assert_uint_eq(desc_status(i - 1), HWOFF_DSTAT_DONE | HWOFF_ERR_BAD_CTX);
-	ck_assert_uint_eq(desc_status(i), HWOFF_DSTAT_DONE | HWOFF_ERR_ABORTED);
-	ck_assert_uint_eq(rd32(HWOFF_REG_INT_STATUS), HWOFF_INT_DMA_DONE | HWOFF_INT_DMA_ERROR);
-	ck_assert_uint_eq(rd32(HWOFF_REG_ERR_STATUS), errors | HWOFF_BIT(HWOFF_ERR_BAD_CTX));
+	ck_assert_uint_eq(desc_status(i - 1), HWE_DSTAT_DONE | HWE_ERR_BAD_CTX);
+	ck_assert_uint_eq(desc_status(i), HWE_DSTAT_DONE | HWE_ERR_ABORTED);
+	ck_assert_uint_eq(rd32(HWE_REG_INT_STATUS), HWE_INT_DMA_DONE | HWE_INT_DMA_ERROR);
+	ck_assert_uint_eq(rd32(HWE_REG_ERR_STATUS), errors | HWE_BIT(HWE_ERR_BAD_CTX));
 	for (i = 0; i < N; i++) {
-		ck_assert_msg(desc_status(data[i]) == (HWOFF_DSTAT_DONE | cases[i].expect),
+		ck_assert_msg(desc_status(data[i]) == (HWE_DSTAT_DONE | cases[i].expect),
 			      "case %u: status 0x%x", i, desc_status(data[i]));
 		if (cases[i].load_ctx)
-			ck_assert_uint_eq(desc_status(load[i]), HWOFF_DSTAT_DONE);
-		if (cases[i].expect == HWOFF_ERR_NONE)
+			ck_assert_uint_eq(desc_status(load[i]), HWE_DSTAT_DONE);
+		if (cases[i].expect == HWE_ERR_NONE)
 			check_dma_request(&p[i], ctx[i], copy[i], dst[i], 256);
 		else if (!cases[i].dst_override)
 			ck_assert_mem_eq(t.ram + dst[i], poison, sizeof(poison));
-		if (cases[i].expect != HWOFF_ERR_NONE)	/* no write-back for a failed request */
+		if (cases[i].expect != HWE_ERR_NONE)	/* no write-back for a failed request */
 			ck_assert_mem_eq(context_at(ctx[i])->iv, p[i].iv, 16);
 	}
-	ck_assert_uint_eq(rd64(HWOFF_REG_CNT_DMA_REQUESTS), 2);
+	ck_assert_uint_eq(rd64(HWE_REG_CNT_DMA_REQUESTS), 2);
 }
 END_TEST
 
@@ -815,7 +815,7 @@ START_TEST(test_ring_head_cur_ownership)
 	uint32_t round, second;
 	uint8_t poison[64];
 
-	random_params(&p, HWOFF_MODE_CTR, 16, false);
+	random_params(&p, HWE_MODE_CTR, 16, false);
 	memset(poison, 0x5a, sizeof(poison));
 	for (round = 0; round < 3 * RING_ENTRIES / 4; round++) {
 		ctx[0] = put_context(&p);	/* one each: the engine writes the IV back */
@@ -828,17 +828,17 @@ START_TEST(test_ring_head_cur_ownership)
 		second = push_request(ctx[1], src, dst[1], 64);
 
 		/* publish the first request only: the second is still the driver's */
-		wr32(HWOFF_REG_RING_HEAD, t.head - 2);
-		ring_doorbell(HWOFF_DB_DMA);
-		ck_assert_uint_eq(wait_irq(HWOFF_MSIX_DMA), 1);
-		ck_assert_uint_eq(rd32(HWOFF_REG_RING_CUR), t.head - 2);
-		ck_assert_uint_eq(rd64(HWOFF_REG_RING_CUR_ADDR),
+		wr32(HWE_REG_RING_HEAD, t.head - 2);
+		ring_doorbell(HWE_DB_DMA);
+		ck_assert_uint_eq(wait_irq(HWE_MSIX_DMA), 1);
+		ck_assert_uint_eq(rd32(HWE_REG_RING_CUR), t.head - 2);
+		ck_assert_uint_eq(rd64(HWE_REG_RING_CUR_ADDR),
 				  RING_GPA + ((t.head - 2) & (RING_ENTRIES - 1)) * 32);
 		ck_assert_uint_eq(desc_status(second), 0);
 		ck_assert_mem_eq(t.ram + dst[1], poison, 64);
 
 		publish_and_wait();
-		ck_assert_uint_eq(desc_status(second), HWOFF_DSTAT_DONE);
+		ck_assert_uint_eq(desc_status(second), HWE_DSTAT_DONE);
 		ck_assert_mem_eq(t.ram + dst[1], t.ram + dst[0], 64);
 	}
 	ck_assert_uint_gt(t.head, RING_ENTRIES);	/* wrapped at least once */
@@ -853,19 +853,19 @@ START_TEST(test_ring_overrun_halts_until_reset)
 
 	t.head += RING_ENTRIES + 1;
 	publish();
-	ck_assert_uint_eq(wait_irq(HWOFF_MSIX_DMA), 1);
-	ck_assert_uint_eq(rd32(HWOFF_REG_INT_STATUS), HWOFF_INT_DMA_ERROR);
-	ck_assert(rd32(HWOFF_REG_STATUS) & HWOFF_STATUS_DMA_HALTED);
-	ck_assert_uint_eq(rd32(HWOFF_REG_LAST_ERROR), HWOFF_ERR_RING);
-	ring_doorbell(HWOFF_DB_DMA);	/* still halted */
-	ck_assert_uint_eq(wait_irq(HWOFF_MSIX_DMA), 1);
-	ck_assert_uint_eq(rd32(HWOFF_REG_RING_CUR), t.head - RING_ENTRIES - 1);
+	ck_assert_uint_eq(wait_irq(HWE_MSIX_DMA), 1);
+	ck_assert_uint_eq(rd32(HWE_REG_INT_STATUS), HWE_INT_DMA_ERROR);
+	ck_assert(rd32(HWE_REG_STATUS) & HWE_STATUS_DMA_HALTED);
+	ck_assert_uint_eq(rd32(HWE_REG_LAST_ERROR), HWE_ERR_RING);
+	ring_doorbell(HWE_DB_DMA);	/* still halted */
+	ck_assert_uint_eq(wait_irq(HWE_MSIX_DMA), 1);
+	ck_assert_uint_eq(rd32(HWE_REG_RING_CUR), t.head - RING_ENTRIES - 1);
 
 	engine_reset();
-	ck_assert_uint_eq(rd32(HWOFF_REG_RING_CUR), t.head);
-	ck_assert_uint_eq(rd32(HWOFF_REG_STATUS), HWOFF_STATUS_RING_VALID);
-	ck_assert_uint_eq(rd32(HWOFF_REG_INT_STATUS), 0);
-	random_params(&p, HWOFF_MODE_CBC, 16, false);
+	ck_assert_uint_eq(rd32(HWE_REG_RING_CUR), t.head);
+	ck_assert_uint_eq(rd32(HWE_REG_STATUS), HWE_STATUS_RING_VALID);
+	ck_assert_uint_eq(rd32(HWE_REG_INT_STATUS), 0);
+	random_params(&p, HWE_MODE_CBC, 16, false);
 	ctx = put_context(&p);
 	src = ram_alloc_random(128);
 	copy = ram_alloc(128);
@@ -879,22 +879,22 @@ END_TEST
 
 START_TEST(test_ring_config_checked_at_reset)
 {
-	wr64(HWOFF_REG_RING_BASE, RAM_SIZE - 4 * 32);	/* ring runs past the end of RAM */
-	wr32(HWOFF_REG_RING_SIZE, 8);
+	wr64(HWE_REG_RING_BASE, RAM_SIZE - 4 * 32);	/* ring runs past the end of RAM */
+	wr32(HWE_REG_RING_SIZE, 8);
 	engine_reset();
-	ck_assert(!(rd32(HWOFF_REG_STATUS) & HWOFF_STATUS_RING_VALID));
-	ck_assert_uint_eq(rd32(HWOFF_REG_LAST_ERROR), HWOFF_ERR_RING);
+	ck_assert(!(rd32(HWE_REG_STATUS) & HWE_STATUS_RING_VALID));
+	ck_assert_uint_eq(rd32(HWE_REG_LAST_ERROR), HWE_ERR_RING);
 	publish();
-	ck_assert_uint_eq(wait_irq(HWOFF_MSIX_DMA), 1);
-	ck_assert(rd32(HWOFF_REG_INT_STATUS) & HWOFF_INT_DMA_ERROR);
+	ck_assert_uint_eq(wait_irq(HWE_MSIX_DMA), 1);
+	ck_assert(rd32(HWE_REG_INT_STATUS) & HWE_INT_DMA_ERROR);
 
-	wr64(HWOFF_REG_RING_BASE, RING_GPA);
-	wr32(HWOFF_REG_RING_SIZE, 12);			/* not a power of two */
+	wr64(HWE_REG_RING_BASE, RING_GPA);
+	wr32(HWE_REG_RING_SIZE, 12);			/* not a power of two */
 	engine_reset();
-	ck_assert(!(rd32(HWOFF_REG_STATUS) & HWOFF_STATUS_RING_VALID));
-	wr32(HWOFF_REG_RING_SIZE, RING_ENTRIES);
+	ck_assert(!(rd32(HWE_REG_STATUS) & HWE_STATUS_RING_VALID));
+	wr32(HWE_REG_RING_SIZE, RING_ENTRIES);
 	engine_reset();
-	ck_assert(rd32(HWOFF_REG_STATUS) & HWOFF_STATUS_RING_VALID);
+	ck_assert(rd32(HWE_REG_STATUS) & HWE_STATUS_RING_VALID);
 }
 END_TEST
 
@@ -905,22 +905,22 @@ START_TEST(test_break_chain)
 	uint64_t ctx, src, dst;
 	uint32_t first, second;
 
-	random_params(&p, HWOFF_MODE_ECB, 16, false);
+	random_params(&p, HWE_MODE_ECB, 16, false);
 	ctx = put_context(&p);
 	src = ram_alloc_random(32);
 	dst = ram_alloc(32);
 	push_load_ctx(ctx);
 	first = push_desc(src, dst, 16,
-			  HWOFF_DESC_DATA | HWOFF_DESC_END_OF_REQ | HWOFF_DESC_BREAK_CHAIN);
+			  HWE_DESC_DATA | HWE_DESC_END_OF_REQ | HWE_DESC_BREAK_CHAIN);
 	second = push_request(ctx, src + 16, dst + 16, 16);
 	publish();
-	ck_assert_uint_eq(wait_irq(HWOFF_MSIX_DMA), 1);
-	ck_assert_uint_eq(rd32(HWOFF_REG_RING_CUR), first + 1);
+	ck_assert_uint_eq(wait_irq(HWE_MSIX_DMA), 1);
+	ck_assert_uint_eq(rd32(HWE_REG_RING_CUR), first + 1);
 	ck_assert_uint_eq(desc_status(second), 0);
-	ring_doorbell(HWOFF_DB_DMA);
-	ck_assert_uint_eq(wait_irq(HWOFF_MSIX_DMA), 1);
-	ck_assert_uint_eq(rd32(HWOFF_REG_RING_CUR), t.head);
-	ck_assert_uint_eq(desc_status(second), HWOFF_DSTAT_DONE);
+	ring_doorbell(HWE_DB_DMA);
+	ck_assert_uint_eq(wait_irq(HWE_MSIX_DMA), 1);
+	ck_assert_uint_eq(rd32(HWE_REG_RING_CUR), t.head);
+	ck_assert_uint_eq(desc_status(second), HWE_DSTAT_DONE);
 }
 END_TEST
 
@@ -931,7 +931,7 @@ static void dma_request_succeeds(void)
 	uint64_t ctx, src, copy, dst;
 	uint32_t data;
 
-	random_params(&p, HWOFF_MODE_CTR, 24, false);
+	random_params(&p, HWE_MODE_CTR, 24, false);
 	ctx = put_context(&p);
 	src = ram_alloc_random(512);
 	copy = ram_alloc(512);
@@ -939,7 +939,7 @@ static void dma_request_succeeds(void)
 	dst = ram_alloc(512);
 	data = push_request(ctx, src, dst, 512);
 	publish_and_wait();
-	ck_assert_uint_eq(desc_status(data), HWOFF_DSTAT_DONE);
+	ck_assert_uint_eq(desc_status(data), HWE_DSTAT_DONE);
 	check_dma_request(&p, ctx, copy, dst, 512);
 }
 
@@ -949,10 +949,10 @@ static void pio_request_succeeds(void)
 	uint8_t in[100], out[100], expect[100];
 	struct aes_params p;
 
-	random_params(&p, HWOFF_MODE_CTR, 16, true);
+	random_params(&p, HWE_MODE_CTR, 16, true);
 	random_bytes(in, sizeof(in));
 	pio_load_context(&p);
-	ck_assert_uint_eq(pio_run(in, out, sizeof(in)), HWOFF_ERR_NONE);
+	ck_assert_uint_eq(pio_run(in, out, sizeof(in)), HWE_ERR_NONE);
 	reference_crypt(&p, in, expect, sizeof(in), NULL);
 	ck_assert_mem_eq(out, expect, sizeof(in));
 }
@@ -963,26 +963,26 @@ START_TEST(test_fault_dma_error)
 	uint64_t ctx, src, dst;
 	uint32_t i, data[3];
 
-	random_params(&p, HWOFF_MODE_CBC, 16, false);
+	random_params(&p, HWE_MODE_CBC, 16, false);
 	ctx = put_context(&p);
 	src = ram_alloc_random(64);
 	dst = ram_alloc(64);
-	wr32(HWOFF_REG_FAULT_DMA_ERROR, 2);
+	wr32(HWE_REG_FAULT_DMA_ERROR, 2);
 	for (i = 0; i < 3; i++)
 		data[i] = push_request(ctx, src, dst, 64);
 	publish_and_wait();
 	for (i = 0; i < 2; i++) {
-		ck_assert_uint_eq(desc_status(data[i] - 1), HWOFF_DSTAT_DONE | HWOFF_ERR_DMA_FAULT);
-		ck_assert_uint_eq(desc_status(data[i]), HWOFF_DSTAT_DONE | HWOFF_ERR_ABORTED);
+		ck_assert_uint_eq(desc_status(data[i] - 1), HWE_DSTAT_DONE | HWE_ERR_DMA_FAULT);
+		ck_assert_uint_eq(desc_status(data[i]), HWE_DSTAT_DONE | HWE_ERR_ABORTED);
 	}
-	ck_assert_uint_eq(desc_status(data[2]), HWOFF_DSTAT_DONE);
-	ck_assert(rd32(HWOFF_REG_INT_STATUS) & HWOFF_INT_DMA_ERROR);
-	ck_assert_uint_eq(rd32(HWOFF_REG_FAULT_DMA_ERROR), 0);
+	ck_assert_uint_eq(desc_status(data[2]), HWE_DSTAT_DONE);
+	ck_assert(rd32(HWE_REG_INT_STATUS) & HWE_INT_DMA_ERROR);
+	ck_assert_uint_eq(rd32(HWE_REG_FAULT_DMA_ERROR), 0);
 
-	wr32(HWOFF_REG_FAULT_DMA_ERROR, 1);
+	wr32(HWE_REG_FAULT_DMA_ERROR, 1);
 	data[0] = push_request(ctx, src, dst, 64);
 	publish_and_wait();
-	ck_assert_uint_eq(desc_status(data[0] - 1), HWOFF_DSTAT_DONE | HWOFF_ERR_DMA_FAULT);
+	ck_assert_uint_eq(desc_status(data[0] - 1), HWE_DSTAT_DONE | HWE_ERR_DMA_FAULT);
 	engine_reset();
 	dma_request_succeeds();
 }
@@ -995,27 +995,27 @@ START_TEST(test_fault_stall_dma)
 	uint64_t ctx, src, dst;
 	uint32_t cur = t.head, data;
 
-	random_params(&p, HWOFF_MODE_CBC, 16, false);
+	random_params(&p, HWE_MODE_CBC, 16, false);
 	ctx = put_context(&p);
 	src = ram_alloc_random(64);
 	dst = ram_alloc(64);
-	wr32(HWOFF_REG_FAULT_STALL, 1);
+	wr32(HWE_REG_FAULT_STALL, 1);
 	data = push_request(ctx, src, dst, 64);
 	publish();
-	wait_reg(HWOFF_REG_FAULT_STALL, ~0U, 0);	/* the engine took the fault */
-	ck_assert(rd32(HWOFF_REG_STATUS) & HWOFF_STATUS_DMA_BUSY);
-	ring_doorbell(HWOFF_DB_DMA);			/* deaf while stalled */
+	wait_reg(HWE_REG_FAULT_STALL, ~0U, 0);		/* the engine took the fault */
+	ck_assert(rd32(HWE_REG_STATUS) & HWE_STATUS_DMA_BUSY);
+	ring_doorbell(HWE_DB_DMA);			/* deaf while stalled */
 	pio_post(NULL, 16);
-	wait_reg64(HWOFF_REG_CNT_DOORBELLS, 4);		/* fixture reset + 3 */
-	ck_assert_uint_eq(rd32(HWOFF_REG_RING_CUR), cur);
+	wait_reg64(HWE_REG_CNT_DOORBELLS, 4);		/* fixture reset + 3 */
+	ck_assert_uint_eq(rd32(HWE_REG_RING_CUR), cur);
 	ck_assert_uint_eq(desc_status(data), 0);
-	ck_assert_uint_eq(irqs_pending(HWOFF_MSIX_DMA), 0);
-	ck_assert_uint_ne(rd32(HWOFF_REG_PIO_DONE_SEQ), t.pio_seq);
+	ck_assert_uint_eq(irqs_pending(HWE_MSIX_DMA), 0);
+	ck_assert_uint_ne(rd32(HWE_REG_PIO_DONE_SEQ), t.pio_seq);
 
 	engine_reset();
-	ck_assert_uint_eq(rd32(HWOFF_REG_RING_CUR), t.head);	/* pending work dropped */
-	ck_assert_uint_eq(rd32(HWOFF_REG_PIO_DONE_SEQ), t.pio_seq);
-	ck_assert_uint_eq(rd32(HWOFF_REG_STATUS), HWOFF_STATUS_RING_VALID);
+	ck_assert_uint_eq(rd32(HWE_REG_RING_CUR), t.head);	/* pending work dropped */
+	ck_assert_uint_eq(rd32(HWE_REG_PIO_DONE_SEQ), t.pio_seq);
+	ck_assert_uint_eq(rd32(HWE_REG_STATUS), HWE_STATUS_RING_VALID);
 	dma_request_succeeds();
 	pio_request_succeeds();
 }
@@ -1026,13 +1026,13 @@ START_TEST(test_fault_stall_pio)
 	uint8_t in[32] = { 0 };
 
 	random_bytes(in, sizeof(in));
-	wr32(HWOFF_REG_FAULT_STALL, 1);
+	wr32(HWE_REG_FAULT_STALL, 1);
 	pio_post(in, sizeof(in));
-	wait_reg(HWOFF_REG_FAULT_STALL, ~0U, 0);
-	ck_assert(rd32(HWOFF_REG_STATUS) & HWOFF_STATUS_PIO_BUSY);
-	ck_assert_uint_ne(rd32(HWOFF_REG_PIO_DONE_SEQ), t.pio_seq);
+	wait_reg(HWE_REG_FAULT_STALL, ~0U, 0);
+	ck_assert(rd32(HWE_REG_STATUS) & HWE_STATUS_PIO_BUSY);
+	ck_assert_uint_ne(rd32(HWE_REG_PIO_DONE_SEQ), t.pio_seq);
 	engine_reset();
-	ck_assert_uint_eq(rd32(HWOFF_REG_PIO_DONE_SEQ), t.pio_seq);
+	ck_assert_uint_eq(rd32(HWE_REG_PIO_DONE_SEQ), t.pio_seq);
 	pio_request_succeeds();
 }
 END_TEST
@@ -1044,18 +1044,18 @@ START_TEST(test_fault_lost_interrupt)
 	uint64_t ctx, src, dst;
 	uint32_t data;
 
-	random_params(&p, HWOFF_MODE_ECB, 32, false);
+	random_params(&p, HWE_MODE_ECB, 32, false);
 	ctx = put_context(&p);
 	src = ram_alloc_random(64);
 	dst = ram_alloc(64);
-	wr32(HWOFF_REG_FAULT_LOST_IRQ, 1);
+	wr32(HWE_REG_FAULT_LOST_IRQ, 1);
 	data = push_request(ctx, src, dst, 64);
 	publish();
-	wait_reg64(HWOFF_REG_CNT_IRQS_LOST, 1);
-	ck_assert_uint_eq(irqs_pending(HWOFF_MSIX_DMA), 0);
-	ck_assert_uint_eq(rd32(HWOFF_REG_INT_STATUS), HWOFF_INT_DMA_DONE);
-	ck_assert_uint_eq(desc_status(data), HWOFF_DSTAT_DONE);
-	ck_assert_uint_eq(rd64(HWOFF_REG_CNT_DMA_IRQS), 0);
+	wait_reg64(HWE_REG_CNT_IRQS_LOST, 1);
+	ck_assert_uint_eq(irqs_pending(HWE_MSIX_DMA), 0);
+	ck_assert_uint_eq(rd32(HWE_REG_INT_STATUS), HWE_INT_DMA_DONE);
+	ck_assert_uint_eq(desc_status(data), HWE_DSTAT_DONE);
+	ck_assert_uint_eq(rd64(HWE_REG_CNT_DMA_IRQS), 0);
 	engine_reset();
 	dma_request_succeeds();
 }
@@ -1066,13 +1066,13 @@ START_TEST(test_fault_fifo_error)
 	uint8_t in[48], out[48];
 	struct aes_params p;
 
-	random_params(&p, HWOFF_MODE_CBC, 24, false);
+	random_params(&p, HWE_MODE_CBC, 24, false);
 	random_bytes(in, sizeof(in));
 	pio_load_context(&p);
-	wr32(HWOFF_REG_FAULT_FIFO_ERROR, 1);
-	ck_assert_uint_eq(pio_run(in, out, sizeof(in)), HWOFF_ERR_FIFO);
-	check_pio_error(HWOFF_ERR_FIFO);
-	ck_assert_mem_eq(t.bar2 + HWOFF_REG_AES_IV, p.iv, 16);	/* no IV update */
+	wr32(HWE_REG_FAULT_FIFO_ERROR, 1);
+	ck_assert_uint_eq(pio_run(in, out, sizeof(in)), HWE_ERR_FIFO);
+	check_pio_error(HWE_ERR_FIFO);
+	ck_assert_mem_eq(t.bar2 + HWE_REG_AES_IV, p.iv, 16);	/* no IV update */
 	engine_reset();
 	pio_request_succeeds();
 }
@@ -1083,17 +1083,17 @@ START_TEST(test_reset_wipes_context_and_disarms_faults)
 	static const uint8_t zero[32];
 	struct aes_params p;
 
-	random_params(&p, HWOFF_MODE_CBC, 32, false);
+	random_params(&p, HWE_MODE_CBC, 32, false);
 	pio_load_context(&p);
-	wr32(HWOFF_REG_FAULT_DMA_ERROR, 5);
-	wr32(HWOFF_REG_FAULT_LOST_IRQ, 5);
+	wr32(HWE_REG_FAULT_DMA_ERROR, 5);
+	wr32(HWE_REG_FAULT_LOST_IRQ, 5);
 	engine_reset();
-	ck_assert_mem_eq(t.bar2 + HWOFF_REG_AES_KEY, zero, 32);
-	ck_assert_mem_eq(t.bar2 + HWOFF_REG_AES_IV, zero, 16);
-	ck_assert_uint_eq(rd32(HWOFF_REG_AES_CFG), 0);
-	ck_assert_uint_eq(rd32(HWOFF_REG_FAULT_DMA_ERROR), 0);
-	ck_assert_uint_eq(rd32(HWOFF_REG_FAULT_LOST_IRQ), 0);
-	ck_assert_uint_eq(rd64(HWOFF_REG_CNT_RESETS), 2);
+	ck_assert_mem_eq(t.bar2 + HWE_REG_AES_KEY, zero, 32);
+	ck_assert_mem_eq(t.bar2 + HWE_REG_AES_IV, zero, 16);
+	ck_assert_uint_eq(rd32(HWE_REG_AES_CFG), 0);
+	ck_assert_uint_eq(rd32(HWE_REG_FAULT_DMA_ERROR), 0);
+	ck_assert_uint_eq(rd32(HWE_REG_FAULT_LOST_IRQ), 0);
+	ck_assert_uint_eq(rd64(HWE_REG_CNT_RESETS), 2);
 	dma_request_succeeds();
 }
 END_TEST
@@ -1104,27 +1104,27 @@ START_TEST(test_interrupt_enable_and_w1c)
 	struct aes_params p;
 	uint64_t ctx, src, dst;
 
-	wr32(HWOFF_REG_INT_ENABLE, 0);
-	random_params(&p, HWOFF_MODE_ECB, 16, false);
+	wr32(HWE_REG_INT_ENABLE, 0);
+	random_params(&p, HWE_MODE_ECB, 16, false);
 	ctx = put_context(&p);
 	src = ram_alloc_random(32);
 	dst = ram_alloc(32);
 	push_request(ctx, src, dst, 32);
 	push_request(ctx, src + 8, dst, 32);	/* misaligned: DMA_ERROR too */
 	publish();
-	wait_reg(HWOFF_REG_INT_STATUS, ~0U, HWOFF_INT_DMA_DONE | HWOFF_INT_DMA_ERROR);
-	ck_assert_uint_eq(irqs_pending(HWOFF_MSIX_DMA), 0);
+	wait_reg(HWE_REG_INT_STATUS, ~0U, HWE_INT_DMA_DONE | HWE_INT_DMA_ERROR);
+	ck_assert_uint_eq(irqs_pending(HWE_MSIX_DMA), 0);
 
-	w1c(HWOFF_REG_INT_STATUS, HWOFF_INT_DMA_DONE);	/* clears only the bit written */
-	ck_assert_uint_eq(rd32(HWOFF_REG_INT_STATUS), HWOFF_INT_DMA_ERROR);
-	w1c(HWOFF_REG_INT_STATUS, HWOFF_INT_DMA_ERROR);
+	w1c(HWE_REG_INT_STATUS, HWE_INT_DMA_DONE);	/* clears only the bit written */
+	ck_assert_uint_eq(rd32(HWE_REG_INT_STATUS), HWE_INT_DMA_ERROR);
+	w1c(HWE_REG_INT_STATUS, HWE_INT_DMA_ERROR);
 
-	wr32(HWOFF_REG_INT_ENABLE, HWOFF_INT_PIO_DONE);
+	wr32(HWE_REG_INT_ENABLE, HWE_INT_PIO_DONE);
 	pio_request_succeeds();
-	ck_assert_uint_eq(wait_irq(HWOFF_MSIX_PIO), 1);
-	ck_assert_uint_eq(rd32(HWOFF_REG_INT_STATUS), HWOFF_INT_PIO_DONE);
-	ck_assert_uint_eq(rd64(HWOFF_REG_CNT_PIO_IRQS), 1);
-	ck_assert_uint_eq(rd64(HWOFF_REG_CNT_DMA_IRQS), 0);
+	ck_assert_uint_eq(wait_irq(HWE_MSIX_PIO), 1);
+	ck_assert_uint_eq(rd32(HWE_REG_INT_STATUS), HWE_INT_PIO_DONE);
+	ck_assert_uint_eq(rd64(HWE_REG_CNT_PIO_IRQS), 1);
+	ck_assert_uint_eq(rd64(HWE_REG_CNT_DMA_IRQS), 0);
 }
 END_TEST
 
@@ -1133,13 +1133,13 @@ START_TEST(test_counters)
 	pio_request_succeeds();
 	pio_request_succeeds();
 	dma_request_succeeds();
-	ck_assert_uint_eq(rd64(HWOFF_REG_CNT_PIO_REQUESTS), 2);
-	ck_assert_uint_eq(rd64(HWOFF_REG_CNT_PIO_BYTES), 200);
-	ck_assert_uint_eq(rd64(HWOFF_REG_CNT_DMA_REQUESTS), 1);
-	ck_assert_uint_eq(rd64(HWOFF_REG_CNT_DMA_BYTES), 512);
-	ck_assert_uint_eq(rd64(HWOFF_REG_CNT_DMA_DESCS), 2);
-	ck_assert_uint_eq(rd64(HWOFF_REG_CNT_DMA_IRQS), 1);
-	ck_assert_uint_eq(rd64(HWOFF_REG_CNT_ERRORS), 0);
+	ck_assert_uint_eq(rd64(HWE_REG_CNT_PIO_REQUESTS), 2);
+	ck_assert_uint_eq(rd64(HWE_REG_CNT_PIO_BYTES), 200);
+	ck_assert_uint_eq(rd64(HWE_REG_CNT_DMA_REQUESTS), 1);
+	ck_assert_uint_eq(rd64(HWE_REG_CNT_DMA_BYTES), 512);
+	ck_assert_uint_eq(rd64(HWE_REG_CNT_DMA_DESCS), 2);
+	ck_assert_uint_eq(rd64(HWE_REG_CNT_DMA_IRQS), 1);
+	ck_assert_uint_eq(rd64(HWE_REG_CNT_ERRORS), 0);
 }
 END_TEST
 
@@ -1150,12 +1150,12 @@ static const struct {
 	const char *name;	/* OpenSSL's, for the reference */
 	uint32_t block;
 } hash_algs[] = {
-	{ HWOFF_HASH_MD5, "MD5", 64 },
-	{ HWOFF_HASH_SHA1, "SHA1", 64 },
-	{ HWOFF_HASH_SHA224, "SHA224", 64 },
-	{ HWOFF_HASH_SHA256, "SHA256", 64 },
-	{ HWOFF_HASH_SHA384, "SHA384", 128 },
-	{ HWOFF_HASH_SHA512, "SHA512", 128 },
+	{ HWE_HASH_MD5, "MD5", 64 },
+	{ HWE_HASH_SHA1, "SHA1", 64 },
+	{ HWE_HASH_SHA224, "SHA224", 64 },
+	{ HWE_HASH_SHA256, "SHA256", 64 },
+	{ HWE_HASH_SHA384, "SHA384", 128 },
+	{ HWE_HASH_SHA512, "SHA512", 128 },
 };
 
 #define NUM_HASH_ALGS	(sizeof(hash_algs) / sizeof(hash_algs[0]))
@@ -1166,36 +1166,36 @@ enum hash_path { PATH_PIO, PATH_DMA, PATH_ALTERNATE };
  * The driver keeps each stream's context in the record layout whichever path it uses:
  * PIO loads it into the hash registers and saves it back after the request.
  */
-static void hash_ctx_init(struct hwoff_hash_ctx *ctx, size_t a)
+static void hash_ctx_init(struct hwe_hash_ctx *ctx, size_t a)
 {
 	memset(ctx, 0, sizeof(*ctx));
-	ctx->cfg = htole32(HWOFF_CFG(HWOFF_UNIT_HASH, hash_algs[a].alg, 0, 0) | HWOFF_HASH_INIT);
+	ctx->cfg = htole32(HWE_CFG(HWE_UNIT_HASH, hash_algs[a].alg, 0, 0) | HWE_HASH_INIT);
 }
 
-static void hash_ctx_flags(struct hwoff_hash_ctx *ctx, uint32_t clear, uint32_t set)
+static void hash_ctx_flags(struct hwe_hash_ctx *ctx, uint32_t clear, uint32_t set)
 {
 	ctx->cfg = htole32((le32toh(ctx->cfg) & ~clear) | set);
 }
 
 /* One PIO hash request: restore @ctx, run @in, save it back on success; returns the result. */
-static uint32_t pio_hash(struct hwoff_hash_ctx *ctx, const uint8_t *in, uint32_t len)
+static uint32_t pio_hash(struct hwe_hash_ctx *ctx, const uint8_t *in, uint32_t len)
 {
 	uint32_t result;
 
-	wr32(HWOFF_REG_PIO_UNIT, HWOFF_UNIT_HASH);
-	wr32(HWOFF_REG_HASH_CFG, le32toh(ctx->cfg));
-	wr64(HWOFF_REG_HASH_LEN_LO, le64toh(ctx->len_lo));
-	wr64(HWOFF_REG_HASH_LEN_HI, le64toh(ctx->len_hi));
-	memcpy(t.bar2 + HWOFF_REG_HASH_STATE, ctx->state, sizeof(ctx->state));
+	wr32(HWE_REG_PIO_UNIT, HWE_UNIT_HASH);
+	wr32(HWE_REG_HASH_CFG, le32toh(ctx->cfg));
+	wr64(HWE_REG_HASH_LEN_LO, le64toh(ctx->len_lo));
+	wr64(HWE_REG_HASH_LEN_HI, le64toh(ctx->len_hi));
+	memcpy(t.bar2 + HWE_REG_HASH_STATE, ctx->state, sizeof(ctx->state));
 	pio_post(in, len);
-	wait_reg(HWOFF_REG_PIO_DONE_SEQ, ~0U, t.pio_seq);
-	result = rd32(HWOFF_REG_PIO_RESULT);
-	ck_assert_uint_eq(rd32(HWOFF_REG_FIFO_IN_LEVEL), 0);
-	ck_assert_uint_eq(rd32(HWOFF_REG_FIFO_OUT_LEVEL), 0);	/* a hash has no output */
-	if (result == HWOFF_ERR_NONE) {
-		ctx->len_lo = htole64(rd64(HWOFF_REG_HASH_LEN_LO));
-		ctx->len_hi = htole64(rd64(HWOFF_REG_HASH_LEN_HI));
-		memcpy(ctx->state, t.bar2 + HWOFF_REG_HASH_STATE, sizeof(ctx->state));
+	wait_reg(HWE_REG_PIO_DONE_SEQ, ~0U, t.pio_seq);
+	result = rd32(HWE_REG_PIO_RESULT);
+	ck_assert_uint_eq(rd32(HWE_REG_FIFO_IN_LEVEL), 0);
+	ck_assert_uint_eq(rd32(HWE_REG_FIFO_OUT_LEVEL), 0);	/* a hash has no output */
+	if (result == HWE_ERR_NONE) {
+		ctx->len_lo = htole64(rd64(HWE_REG_HASH_LEN_LO));
+		ctx->len_hi = htole64(rd64(HWE_REG_HASH_LEN_HI));
+		memcpy(ctx->state, t.bar2 + HWE_REG_HASH_STATE, sizeof(ctx->state));
 	}
 	return result;
 }
@@ -1204,34 +1204,33 @@ static uint32_t pio_hash(struct hwoff_hash_ctx *ctx, const uint8_t *in, uint32_t
  * One DMA hash request: LOAD_CTX of a copy of @ctx, then @in as two DATA descriptors (whole
  * blocks, then the rest); copies the record back. Returns the first descriptor error.
  */
-static uint32_t dma_hash(struct hwoff_hash_ctx *ctx, const uint8_t *in, uint32_t len)
+static uint32_t dma_hash(struct hwe_hash_ctx *ctx, const uint8_t *in, uint32_t len)
 {
 	uint64_t rec = ram_alloc(sizeof(*ctx)), src = ram_alloc(len);
-	uint32_t whole = len / 2 - len / 2 % HWOFF_HASH_BLOCK_MAX, first, i, status, err = 0;
+	uint32_t whole = len / 2 - len / 2 % HWE_HASH_BLOCK_MAX, first, i, status, err = 0;
 
 	memcpy(t.ram + rec, ctx, sizeof(*ctx));
 	memcpy(t.ram + src, in, len);
 	first = push_desc(rec, 0, sizeof(*ctx),
-			  HWOFF_DESC_LOAD_CTX | (len == 0 ? HWOFF_DESC_END_OF_REQ : 0));
+			  HWE_DESC_LOAD_CTX | (len == 0 ? HWE_DESC_END_OF_REQ : 0));
 	if (whole)
 		push_desc(src, 0, whole,
-			  HWOFF_DESC_DATA | (whole == len ? HWOFF_DESC_END_OF_REQ : 0));
+			  HWE_DESC_DATA | (whole == len ? HWE_DESC_END_OF_REQ : 0));
 	if (len > whole)
-		push_desc(src + whole, 0, len - whole, HWOFF_DESC_DATA | HWOFF_DESC_END_OF_REQ);
+		push_desc(src + whole, 0, len - whole, HWE_DESC_DATA | HWE_DESC_END_OF_REQ);
 	publish_and_wait();
 	for (i = first; i != t.head; i++) {
 		status = desc_status(i);
-		ck_assert(status & HWOFF_DSTAT_DONE);
+		ck_assert(status & HWE_DSTAT_DONE);
 		if (!err)
-			err = status & HWOFF_DSTAT_ERR_MASK;
+			err = status & HWE_DSTAT_ERR_MASK;
 	}
 	memcpy(ctx, t.ram + rec, sizeof(*ctx));
-	w1c(HWOFF_REG_INT_STATUS, HWOFF_INT_DMA_DONE | HWOFF_INT_DMA_ERROR);
+	w1c(HWE_REG_INT_STATUS, HWE_INT_DMA_DONE | HWE_INT_DMA_ERROR);
 	return err;
 }
 
-static uint32_t hash_request(struct hwoff_hash_ctx *ctx, const uint8_t *in, uint32_t len,
-			     bool dma)
+static uint32_t hash_request(struct hwe_hash_ctx *ctx, const uint8_t *in, uint32_t len, bool dma)
 {
 	return dma ? dma_hash(ctx, in, len) : pio_hash(ctx, in, len);
 }
@@ -1242,7 +1241,7 @@ static bool path_is_dma(enum hash_path path, size_t request)
 }
 
 /* Hash @msg in requests of @chunk bytes (whole blocks) and a FINAL rest, on @path. */
-static void hash_message(struct hwoff_hash_ctx *ctx, size_t a, const uint8_t *msg, size_t len,
+static void hash_message(struct hwe_hash_ctx *ctx, size_t a, const uint8_t *msg, size_t len,
 			 size_t chunk, enum hash_path path)
 {
 	size_t done = 0, k = 0;
@@ -1250,20 +1249,19 @@ static void hash_message(struct hwoff_hash_ctx *ctx, size_t a, const uint8_t *ms
 	hash_ctx_init(ctx, a);
 	for (; len - done > chunk; done += chunk, k++) {
 		ck_assert_uint_eq(hash_request(ctx, msg + done, chunk, path_is_dma(path, k)),
-				  HWOFF_ERR_NONE);
+				  HWE_ERR_NONE);
 		ck_assert_uint_eq(le64toh(ctx->len_lo), done + chunk);
-		hash_ctx_flags(ctx, HWOFF_HASH_INIT, 0);
+		hash_ctx_flags(ctx, HWE_HASH_INIT, 0);
 	}
-	hash_ctx_flags(ctx, 0, HWOFF_HASH_FINAL);
+	hash_ctx_flags(ctx, 0, HWE_HASH_FINAL);
 	ck_assert_uint_eq(hash_request(ctx, msg + done, len - done, path_is_dma(path, k)),
-			  HWOFF_ERR_NONE);
+			  HWE_ERR_NONE);
 }
 
 /* The record holds the digest of @msg, zeros after it, and the total length. */
-static void check_digest(const struct hwoff_hash_ctx *ctx, size_t a, const uint8_t *msg,
-			 size_t len)
+static void check_digest(const struct hwe_hash_ctx *ctx, size_t a, const uint8_t *msg, size_t len)
 {
-	static const uint8_t zero[HWOFF_HASH_STATE_SIZE];
+	static const uint8_t zero[HWE_HASH_STATE_SIZE];
 	uint8_t md[EVP_MAX_MD_SIZE];
 	unsigned int md_len;
 
@@ -1280,7 +1278,7 @@ static void check_digest(const struct hwoff_hash_ctx *ctx, size_t a, const uint8
 START_TEST(test_hash_algorithms)
 {
 	static uint8_t msg[20000];
-	struct hwoff_hash_ctx ctx;
+	struct hwe_hash_ctx ctx;
 	size_t a, len, chunk;
 	int path;
 
@@ -1288,13 +1286,13 @@ START_TEST(test_hash_algorithms)
 	for (a = 0; a < NUM_HASH_ALGS; a++) {
 		for (path = PATH_PIO; path <= PATH_DMA; path++) {
 			len = random_below(3 * 1024 + 1);
-			hash_message(&ctx, a, msg, len, HWOFF_FIFO_DEPTH, path);
+			hash_message(&ctx, a, msg, len, HWE_FIFO_DEPTH, path);
 			check_digest(&ctx, a, msg, len);
 		}
 		/* the state saved from one path resumes on the other */
 		len = 5000 + random_below(sizeof(msg) - 5000 + 1);
 		chunk = hash_algs[a].block;
-		chunk *= 1 + random_below(HWOFF_FIFO_DEPTH / chunk);
+		chunk *= 1 + random_below(HWE_FIFO_DEPTH / chunk);
 		hash_message(&ctx, a, msg, len, chunk, PATH_ALTERNATE);
 		check_digest(&ctx, a, msg, len);
 	}
@@ -1307,7 +1305,7 @@ START_TEST(test_hash_padding_boundaries)
 	static const uint32_t lens[] = { 0, 1, 55, 56, 57, 63, 64, 65, 111, 112, 113, 119, 120,
 					 127, 128, 129, 191, 192, 255, 256 };
 	uint8_t msg[256];
-	struct hwoff_hash_ctx ctx;
+	struct hwe_hash_ctx ctx;
 	size_t a, i;
 	int path;
 
@@ -1315,7 +1313,7 @@ START_TEST(test_hash_padding_boundaries)
 	for (a = 0; a < NUM_HASH_ALGS; a++) {
 		for (i = 0; i < sizeof(lens) / sizeof(lens[0]); i++) {
 			for (path = PATH_PIO; path <= PATH_ALTERNATE; path++) {
-				hash_message(&ctx, a, msg, lens[i], HWOFF_FIFO_DEPTH, path);
+				hash_message(&ctx, a, msg, lens[i], HWE_FIFO_DEPTH, path);
 				check_digest(&ctx, a, msg, lens[i]);
 				/* block by block: the restored length counter feeds the padding */
 				hash_message(&ctx, a, msg, lens[i], hash_algs[a].block, path);
@@ -1327,7 +1325,7 @@ START_TEST(test_hash_padding_boundaries)
 END_TEST
 
 struct hash_stream {
-	struct hwoff_hash_ctx ctx;
+	struct hwe_hash_ctx ctx;
 	size_t alg;
 	uint8_t msg[6000];
 	size_t len, done;
@@ -1340,11 +1338,11 @@ static void hash_stream_step(struct hash_stream *s)
 
 	if (s->len - s->done <= chunk) {
 		chunk = s->len - s->done;
-		hash_ctx_flags(&s->ctx, 0, HWOFF_HASH_FINAL);
+		hash_ctx_flags(&s->ctx, 0, HWE_HASH_FINAL);
 	}
 	ck_assert_uint_eq(hash_request(&s->ctx, s->msg + s->done, chunk, random_below(2)),
-			  HWOFF_ERR_NONE);
-	hash_ctx_flags(&s->ctx, HWOFF_HASH_INIT, 0);
+			  HWE_ERR_NONE);
+	hash_ctx_flags(&s->ctx, HWE_HASH_INIT, 0);
 	s->done += chunk;
 }
 
@@ -1362,10 +1360,10 @@ START_TEST(test_hash_streams_interleaved)
 			random_bytes(s[i].msg, s[i].len);
 			hash_ctx_init(&s[i].ctx, s[i].alg);
 		}
-		while (!(le32toh(s[0].ctx.cfg) & HWOFF_HASH_FINAL) ||
-		       !(le32toh(s[1].ctx.cfg) & HWOFF_HASH_FINAL)) {
+		while (!(le32toh(s[0].ctx.cfg) & HWE_HASH_FINAL) ||
+		       !(le32toh(s[1].ctx.cfg) & HWE_HASH_FINAL)) {
 			i = random_below(2);
-			if (!(le32toh(s[i].ctx.cfg) & HWOFF_HASH_FINAL))
+			if (!(le32toh(s[i].ctx.cfg) & HWE_HASH_FINAL))
 				hash_stream_step(&s[i]);
 		}
 		for (i = 0; i < 2; i++)
@@ -1376,37 +1374,37 @@ END_TEST
 
 START_TEST(test_hash_pio_errors)
 {
-	static const uint8_t zero[HWOFF_HASH_STATE_SIZE];
-	struct hwoff_hash_ctx ctx;
+	static const uint8_t zero[HWE_HASH_STATE_SIZE];
+	struct hwe_hash_ctx ctx;
 	uint8_t msg[200];
 
 	random_bytes(msg, sizeof(msg));
 	hash_ctx_init(&ctx, 3);
-	ck_assert_uint_eq(pio_hash(&ctx, msg, 100), HWOFF_ERR_BAD_LEN);	/* not whole blocks */
-	check_pio_error(HWOFF_ERR_BAD_LEN);
-	ck_assert_uint_eq(rd64(HWOFF_REG_HASH_LEN_LO), 0);	/* nothing written back */
-	ck_assert_mem_eq(t.bar2 + HWOFF_REG_HASH_STATE, zero, sizeof(zero));
-	ck_assert_uint_eq(pio_hash(&ctx, msg, 0), HWOFF_ERR_BAD_LEN);	/* empty, not final */
-	check_pio_error(HWOFF_ERR_BAD_LEN);
+	ck_assert_uint_eq(pio_hash(&ctx, msg, 100), HWE_ERR_BAD_LEN);	/* not whole blocks */
+	check_pio_error(HWE_ERR_BAD_LEN);
+	ck_assert_uint_eq(rd64(HWE_REG_HASH_LEN_LO), 0);	/* nothing written back */
+	ck_assert_mem_eq(t.bar2 + HWE_REG_HASH_STATE, zero, sizeof(zero));
+	ck_assert_uint_eq(pio_hash(&ctx, msg, 0), HWE_ERR_BAD_LEN);	/* empty, not final */
+	check_pio_error(HWE_ERR_BAD_LEN);
 
-	ctx.cfg = htole32(HWOFF_CFG(HWOFF_UNIT_HASH, 7, 0, 0) | HWOFF_HASH_INIT);
-	ck_assert_uint_eq(pio_hash(&ctx, msg, 64), HWOFF_ERR_BAD_CTX);
-	check_pio_error(HWOFF_ERR_BAD_CTX);
-	ctx.cfg = htole32(HWOFF_CFG(HWOFF_UNIT_HASH, HWOFF_HASH_SHA1, 16, 0) | HWOFF_HASH_INIT);
-	ck_assert_uint_eq(pio_hash(&ctx, msg, 64), HWOFF_ERR_BAD_CTX);	/* a key length */
-	check_pio_error(HWOFF_ERR_BAD_CTX);
-	ctx.cfg = htole32(HWOFF_CFG(HWOFF_UNIT_AES, HWOFF_HASH_SHA1, 0, 0) | HWOFF_HASH_INIT);
-	ck_assert_uint_eq(pio_hash(&ctx, msg, 64), HWOFF_ERR_BAD_CTX);
-	check_pio_error(HWOFF_ERR_BAD_CTX);
+	ctx.cfg = htole32(HWE_CFG(HWE_UNIT_HASH, 7, 0, 0) | HWE_HASH_INIT);
+	ck_assert_uint_eq(pio_hash(&ctx, msg, 64), HWE_ERR_BAD_CTX);
+	check_pio_error(HWE_ERR_BAD_CTX);
+	ctx.cfg = htole32(HWE_CFG(HWE_UNIT_HASH, HWE_HASH_SHA1, 16, 0) | HWE_HASH_INIT);
+	ck_assert_uint_eq(pio_hash(&ctx, msg, 64), HWE_ERR_BAD_CTX);	/* a key length */
+	check_pio_error(HWE_ERR_BAD_CTX);
+	ctx.cfg = htole32(HWE_CFG(HWE_UNIT_AES, HWE_HASH_SHA1, 0, 0) | HWE_HASH_INIT);
+	ck_assert_uint_eq(pio_hash(&ctx, msg, 64), HWE_ERR_BAD_CTX);
+	check_pio_error(HWE_ERR_BAD_CTX);
 	hash_ctx_init(&ctx, 0);
-	hash_ctx_flags(&ctx, HWOFF_HASH_INIT, 0);
+	hash_ctx_flags(&ctx, HWE_HASH_INIT, 0);
 	ctx.len_lo = htole64(100);	/* a saved state is always at a block boundary */
-	ck_assert_uint_eq(pio_hash(&ctx, msg, 64), HWOFF_ERR_BAD_CTX);
-	check_pio_error(HWOFF_ERR_BAD_CTX);
-	wr32(HWOFF_REG_PIO_UNIT, 2);
+	ck_assert_uint_eq(pio_hash(&ctx, msg, 64), HWE_ERR_BAD_CTX);
+	check_pio_error(HWE_ERR_BAD_CTX);
+	wr32(HWE_REG_PIO_UNIT, 2);
 	pio_post(msg, 64);
-	wait_reg(HWOFF_REG_PIO_DONE_SEQ, ~0U, t.pio_seq);
-	check_pio_error(HWOFF_ERR_BAD_CTX);
+	wait_reg(HWE_REG_PIO_DONE_SEQ, ~0U, t.pio_seq);
+	check_pio_error(HWE_ERR_BAD_CTX);
 
 	hash_message(&ctx, 5, msg, sizeof(msg), 128, PATH_PIO);
 	check_digest(&ctx, 5, msg, sizeof(msg));
@@ -1416,7 +1414,7 @@ END_TEST
 /* Hash DMA errors fail their request only, and leave its record untouched. */
 START_TEST(test_hash_dma_errors)
 {
-	struct hwoff_hash_ctx ctx, saved;
+	struct hwe_hash_ctx ctx, saved;
 	uint64_t rec, src;
 	uint32_t d[2];
 	uint8_t msg[256];
@@ -1424,39 +1422,39 @@ START_TEST(test_hash_dma_errors)
 	random_bytes(msg, sizeof(msg));
 	hash_ctx_init(&ctx, 3);
 	saved = ctx;
-	ck_assert_uint_eq(dma_hash(&ctx, msg, 100), HWOFF_ERR_BAD_LEN);	/* not final */
+	ck_assert_uint_eq(dma_hash(&ctx, msg, 100), HWE_ERR_BAD_LEN);	/* not final */
 	ck_assert_mem_eq(&ctx, &saved, sizeof(ctx));
 
 	rec = ram_alloc(sizeof(ctx));
 	src = ram_alloc_random(256);
 	memcpy(t.ram + rec, &ctx, sizeof(ctx));
-	push_desc(rec, 0, sizeof(ctx), HWOFF_DESC_LOAD_CTX);
-	d[0] = push_desc(src, src, 64, HWOFF_DESC_DATA | HWOFF_DESC_END_OF_REQ);
+	push_desc(rec, 0, sizeof(ctx), HWE_DESC_LOAD_CTX);
+	d[0] = push_desc(src, src, 64, HWE_DESC_DATA | HWE_DESC_END_OF_REQ);
 	publish_and_wait();
-	ck_assert_uint_eq(desc_status(d[0]), HWOFF_DSTAT_DONE | HWOFF_ERR_BAD_DESC);
+	ck_assert_uint_eq(desc_status(d[0]), HWE_DSTAT_DONE | HWE_ERR_BAD_DESC);
 
-	push_desc(rec, 0, sizeof(ctx), HWOFF_DESC_LOAD_CTX);
-	d[0] = push_desc(src + 8, 0, 64, HWOFF_DESC_DATA | HWOFF_DESC_END_OF_REQ);
+	push_desc(rec, 0, sizeof(ctx), HWE_DESC_LOAD_CTX);
+	d[0] = push_desc(src + 8, 0, 64, HWE_DESC_DATA | HWE_DESC_END_OF_REQ);
 	publish_and_wait();
-	ck_assert_uint_eq(desc_status(d[0]), HWOFF_DSTAT_DONE | HWOFF_ERR_MISALIGNED);
+	ck_assert_uint_eq(desc_status(d[0]), HWE_DSTAT_DONE | HWE_ERR_MISALIGNED);
 
 	/* in a FINAL request only the last data may end in a partial block */
-	hash_ctx_flags((struct hwoff_hash_ctx *)(t.ram + rec), 0, HWOFF_HASH_FINAL);
-	push_desc(rec, 0, sizeof(ctx), HWOFF_DESC_LOAD_CTX);
-	d[0] = push_desc(src, 0, 100, HWOFF_DESC_DATA);
-	d[1] = push_desc(src + 112, 0, 64, HWOFF_DESC_DATA | HWOFF_DESC_END_OF_REQ);
+	hash_ctx_flags((struct hwe_hash_ctx *)(t.ram + rec), 0, HWE_HASH_FINAL);
+	push_desc(rec, 0, sizeof(ctx), HWE_DESC_LOAD_CTX);
+	d[0] = push_desc(src, 0, 100, HWE_DESC_DATA);
+	d[1] = push_desc(src + 112, 0, 64, HWE_DESC_DATA | HWE_DESC_END_OF_REQ);
 	publish_and_wait();
-	ck_assert_uint_eq(desc_status(d[0]), HWOFF_DSTAT_DONE);
-	ck_assert_uint_eq(desc_status(d[1]), HWOFF_DSTAT_DONE | HWOFF_ERR_BAD_LEN);
+	ck_assert_uint_eq(desc_status(d[0]), HWE_DSTAT_DONE);
+	ck_assert_uint_eq(desc_status(d[1]), HWE_DSTAT_DONE | HWE_ERR_BAD_LEN);
 
-	d[0] = push_desc(rec, 0, 80, HWOFF_DESC_LOAD_CTX | HWOFF_DESC_END_OF_REQ);
+	d[0] = push_desc(rec, 0, 80, HWE_DESC_LOAD_CTX | HWE_DESC_END_OF_REQ);
 	publish_and_wait();
-	ck_assert_uint_eq(desc_status(d[0]), HWOFF_DSTAT_DONE | HWOFF_ERR_BAD_LEN);
+	ck_assert_uint_eq(desc_status(d[0]), HWE_DSTAT_DONE | HWE_ERR_BAD_LEN);
 	/* the length picks the record type, and the cfg must match it */
-	d[0] = push_desc(rec, 0, sizeof(struct hwoff_aes_ctx),
-			 HWOFF_DESC_LOAD_CTX | HWOFF_DESC_END_OF_REQ);
+	d[0] = push_desc(rec, 0, sizeof(struct hwe_aes_ctx),
+			 HWE_DESC_LOAD_CTX | HWE_DESC_END_OF_REQ);
 	publish_and_wait();
-	ck_assert_uint_eq(desc_status(d[0]), HWOFF_DSTAT_DONE | HWOFF_ERR_BAD_CTX);
+	ck_assert_uint_eq(desc_status(d[0]), HWE_DSTAT_DONE | HWE_ERR_BAD_CTX);
 	ck_assert_mem_eq(t.ram + rec + 16, &saved.len_lo, sizeof(ctx) - 16);	/* untouched */
 
 	hash_message(&ctx, 1, msg, sizeof(msg), 64, PATH_DMA);
@@ -1467,7 +1465,7 @@ END_TEST
 /* A good SHA-256 request on each path (after a reset). */
 static void hash_requests_succeed(void)
 {
-	struct hwoff_hash_ctx ctx;
+	struct hwe_hash_ctx ctx;
 	uint8_t msg[300];
 
 	random_bytes(msg, sizeof(msg));
@@ -1480,8 +1478,8 @@ static void hash_requests_succeed(void)
 /* The AES faults apply to hash requests; each shows, and a reset recovers. */
 START_TEST(test_hash_faults)
 {
-	static const uint8_t zero[HWOFF_REG_HASH_END - HWOFF_REG_HASH_BASE];
-	struct hwoff_hash_ctx ctx, saved;
+	static const uint8_t zero[HWE_REG_HASH_END - HWE_REG_HASH_BASE];
+	struct hwe_hash_ctx ctx, saved;
 	uint8_t msg[256];	/* the same 128 bytes twice */
 	uint64_t rec, src;
 	uint32_t load;
@@ -1489,59 +1487,59 @@ START_TEST(test_hash_faults)
 	random_bytes(msg, 128);
 	memcpy(msg + 128, msg, 128);
 	hash_ctx_init(&ctx, 4);
-	ck_assert_uint_eq(pio_hash(&ctx, msg, 128), HWOFF_ERR_NONE);
-	hash_ctx_flags(&ctx, HWOFF_HASH_INIT, 0);
+	ck_assert_uint_eq(pio_hash(&ctx, msg, 128), HWE_ERR_NONE);
+	hash_ctx_flags(&ctx, HWE_HASH_INIT, 0);
 	saved = ctx;
-	wr32(HWOFF_REG_FAULT_FIFO_ERROR, 1);
-	ck_assert_uint_eq(pio_hash(&ctx, msg, 128), HWOFF_ERR_FIFO);
-	check_pio_error(HWOFF_ERR_FIFO);
-	ck_assert_mem_eq(t.bar2 + HWOFF_REG_HASH_STATE, saved.state, sizeof(saved.state));
-	ck_assert_uint_eq(rd64(HWOFF_REG_HASH_LEN_LO), 128);
+	wr32(HWE_REG_FAULT_FIFO_ERROR, 1);
+	ck_assert_uint_eq(pio_hash(&ctx, msg, 128), HWE_ERR_FIFO);
+	check_pio_error(HWE_ERR_FIFO);
+	ck_assert_mem_eq(t.bar2 + HWE_REG_HASH_STATE, saved.state, sizeof(saved.state));
+	ck_assert_uint_eq(rd64(HWE_REG_HASH_LEN_LO), 128);
 	engine_reset();
-	ck_assert_mem_eq(t.bar2 + HWOFF_REG_HASH_BASE, zero, sizeof(zero));	/* wiped */
-	ck_assert_uint_eq(rd32(HWOFF_REG_PIO_UNIT), HWOFF_UNIT_AES);
+	ck_assert_mem_eq(t.bar2 + HWE_REG_HASH_BASE, zero, sizeof(zero));	/* wiped */
+	ck_assert_uint_eq(rd32(HWE_REG_PIO_UNIT), HWE_UNIT_AES);
 	hash_requests_succeed();
 
-	wr32(HWOFF_REG_FAULT_DMA_ERROR, 1);
+	wr32(HWE_REG_FAULT_DMA_ERROR, 1);
 	load = t.head;
-	ck_assert_uint_eq(dma_hash(&ctx, msg, 128), HWOFF_ERR_DMA_FAULT);
-	ck_assert_uint_eq(desc_status(load + 1), HWOFF_DSTAT_DONE | HWOFF_ERR_ABORTED);
+	ck_assert_uint_eq(dma_hash(&ctx, msg, 128), HWE_ERR_DMA_FAULT);
+	ck_assert_uint_eq(desc_status(load + 1), HWE_DSTAT_DONE | HWE_ERR_ABORTED);
 	ck_assert_mem_eq(&ctx, &saved, sizeof(ctx));	/* no write-back */
 	engine_reset();
 	hash_requests_succeed();
 
-	wr32(HWOFF_REG_FAULT_STALL, 1);
+	wr32(HWE_REG_FAULT_STALL, 1);
 	pio_post(msg, 64);
-	wait_reg(HWOFF_REG_FAULT_STALL, ~0U, 0);
-	ck_assert(rd32(HWOFF_REG_STATUS) & HWOFF_STATUS_PIO_BUSY);
+	wait_reg(HWE_REG_FAULT_STALL, ~0U, 0);
+	ck_assert(rd32(HWE_REG_STATUS) & HWE_STATUS_PIO_BUSY);
 	engine_reset();
 	hash_requests_succeed();
 
-	wr32(HWOFF_REG_FAULT_STALL, 1);
+	wr32(HWE_REG_FAULT_STALL, 1);
 	rec = ram_alloc(sizeof(ctx));
 	src = ram_alloc(128);
 	memcpy(t.ram + rec, &saved, sizeof(saved));
 	memcpy(t.ram + src, msg, 128);
-	push_desc(rec, 0, sizeof(ctx), HWOFF_DESC_LOAD_CTX);
-	push_desc(src, 0, 128, HWOFF_DESC_DATA | HWOFF_DESC_END_OF_REQ);
+	push_desc(rec, 0, sizeof(ctx), HWE_DESC_LOAD_CTX);
+	push_desc(src, 0, 128, HWE_DESC_DATA | HWE_DESC_END_OF_REQ);
 	publish();
-	wait_reg(HWOFF_REG_FAULT_STALL, ~0U, 0);
-	ck_assert(rd32(HWOFF_REG_STATUS) & HWOFF_STATUS_DMA_BUSY);
-	ck_assert_uint_eq(rd32(HWOFF_REG_RING_CUR), t.head - 2);
+	wait_reg(HWE_REG_FAULT_STALL, ~0U, 0);
+	ck_assert(rd32(HWE_REG_STATUS) & HWE_STATUS_DMA_BUSY);
+	ck_assert_uint_eq(rd32(HWE_REG_RING_CUR), t.head - 2);
 	engine_reset();
 	ck_assert_mem_eq(t.ram + rec, &saved, sizeof(saved));
 	hash_requests_succeed();
 
 	/* a lost interrupt: the digest is in the record and INT_STATUS says so */
-	w1c(HWOFF_REG_INT_STATUS, HWOFF_INT_PIO_DONE);
-	wr32(HWOFF_REG_FAULT_LOST_IRQ, 1);
-	hash_ctx_flags((struct hwoff_hash_ctx *)(t.ram + rec), 0, HWOFF_HASH_FINAL);
-	push_desc(rec, 0, sizeof(ctx), HWOFF_DESC_LOAD_CTX);
-	push_desc(src, 0, 128, HWOFF_DESC_DATA | HWOFF_DESC_END_OF_REQ);
+	w1c(HWE_REG_INT_STATUS, HWE_INT_PIO_DONE);
+	wr32(HWE_REG_FAULT_LOST_IRQ, 1);
+	hash_ctx_flags((struct hwe_hash_ctx *)(t.ram + rec), 0, HWE_HASH_FINAL);
+	push_desc(rec, 0, sizeof(ctx), HWE_DESC_LOAD_CTX);
+	push_desc(src, 0, 128, HWE_DESC_DATA | HWE_DESC_END_OF_REQ);
 	publish();
-	wait_reg64(HWOFF_REG_CNT_IRQS_LOST, 1);
-	ck_assert_uint_eq(irqs_pending(HWOFF_MSIX_DMA), 0);
-	ck_assert_uint_eq(rd32(HWOFF_REG_INT_STATUS), HWOFF_INT_DMA_DONE);
+	wait_reg64(HWE_REG_CNT_IRQS_LOST, 1);
+	ck_assert_uint_eq(irqs_pending(HWE_MSIX_DMA), 0);
+	ck_assert_uint_eq(rd32(HWE_REG_INT_STATUS), HWE_INT_DMA_DONE);
 	memcpy(&ctx, t.ram + rec, sizeof(ctx));
 	check_digest(&ctx, 4, msg, 256);
 }
@@ -1557,28 +1555,28 @@ static void assert_near(uint64_t ns, double expect_ns)
 
 START_TEST(test_timing_profiles)
 {
-	struct hwoff_timing native, omap, slow;
+	struct hwemu_timing native, omap, slow;
 
-	ck_assert(hwoff_timing_profile("native", &native));
-	ck_assert(hwoff_timing_profile("omap", &omap));
-	ck_assert(hwoff_timing_profile("slow-dma-setup", &slow));
-	ck_assert(!hwoff_timing_profile("fast", &native));
-	ck_assert(hwoff_timing_profile("native", &native));
+	ck_assert(hwemu_timing_profile("native", &native));
+	ck_assert(hwemu_timing_profile("omap", &omap));
+	ck_assert(hwemu_timing_profile("slow-dma-setup", &slow));
+	ck_assert(!hwemu_timing_profile("fast", &native));
+	ck_assert(hwemu_timing_profile("native", &native));
 
-	ck_assert_uint_eq(hwoff_cost_ns(&native.pio, 1 << 20), 0);
-	ck_assert_uint_eq(hwoff_cost_ns(&native.dma, 1 << 20), 0);
+	ck_assert_uint_eq(hwemu_cost_ns(&native.pio, 1 << 20), 0);
+	ck_assert_uint_eq(hwemu_cost_ns(&native.dma, 1 << 20), 0);
 
 	/* the omap profile reproduces the four tcrypt figures it was fitted to */
-	assert_near(hwoff_cost_ns(&omap.pio, 16), 1e9 / 20585);
-	assert_near(hwoff_cost_ns(&omap.pio, 8192), 1e9 / 79);
-	assert_near(hwoff_cost_ns(&omap.dma, 16), 1e9 / 4318);
-	assert_near(hwoff_cost_ns(&omap.dma, 8192), 1e9 / 1766);
+	assert_near(hwemu_cost_ns(&omap.pio, 16), 1e9 / 20585);
+	assert_near(hwemu_cost_ns(&omap.pio, 8192), 1e9 / 79);
+	assert_near(hwemu_cost_ns(&omap.dma, 16), 1e9 / 4318);
+	assert_near(hwemu_cost_ns(&omap.dma, 8192), 1e9 / 1766);
 	/* and crosses over between 64 and 256 bytes */
-	ck_assert_uint_lt(hwoff_cost_ns(&omap.pio, 64), hwoff_cost_ns(&omap.dma, 64));
-	ck_assert_uint_gt(hwoff_cost_ns(&omap.pio, 256), hwoff_cost_ns(&omap.dma, 256));
+	ck_assert_uint_lt(hwemu_cost_ns(&omap.pio, 64), hwemu_cost_ns(&omap.dma, 64));
+	ck_assert_uint_gt(hwemu_cost_ns(&omap.pio, 256), hwemu_cost_ns(&omap.dma, 256));
 
 	ck_assert_uint_ge(slow.dma.setup_ns, 10 * 90000);
-	ck_assert_uint_eq(hwoff_cost_ns(&slow.pio, 4096), 0);
+	ck_assert_uint_eq(hwemu_cost_ns(&slow.pio, 4096), 0);
 }
 END_TEST
 
