@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: Apache-2.0
 /*
  * AES-128-CBC encryption speed through AF_ALG (libkcapi), by kernel driver name, printed as
  * tables. A benchmark, not a test: it asserts nothing about speed. bench/aes-speed runs it in

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: Apache-2.0
 /*
  * What the speed benchmarks (aes_speed, hash_speed) share: the cells and their rounds, CPU time,
  * medians and spreads, the driver's debugfs statistics, the tables.

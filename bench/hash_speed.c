@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Hash speed through AF_ALG by kernel driver name, printed as the two tables of the stm32-hash
  * DMA patch (lkml, 2024): hashes per second for each data size and driver, and the caller's

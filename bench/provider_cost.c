@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: Apache-2.0
 /*
  * provider_cost - N requests of one size through one provider, for bench/provider-cost, which
  * runs it under callgrind twice (N and 2N) so that the difference is the instructions of N

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * provider_test - hwoffload.so through OpenSSL's EVP API, against OpenSSL's default provider.
  *

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: Apache-2.0
 #define _GNU_SOURCE /* strchrnul */
 #include "test/providerutil.h"
 

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Helpers of the provider suites that run many threads, faults and forks (provider_stress,
  * provider_faults, provider_fork): hwoffload.so loaded into a library context of its own beside

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Helpers shared by the Check suites: a seeded, reproducible random source (the seed is printed and
  * taken from HWOFFLOAD_TEST_SEED when set) and a readable comparison of byte strings.

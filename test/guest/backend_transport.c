@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The backend's AF_ALG transport (backend/transport.h) against OpenSSL's default provider, in the
  * guest: the kernel's generic drivers always, and the bundled engine's drivers when /proc/crypto

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The calibration's core (bench/calibrate.h) in the guest, on a small grid with short samples:
  * the table it writes loads without a warning from the loader's checks (fingerprint, drivers),

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The hwoffload driver's AES skciphers (kernel/hwoffload-*.c) through AF_ALG (libkcapi), bound by
  * driver name and compared with the kernel's generic C implementation: random keys (128, 192,

@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The hwoffload driver's ahashes (kernel/hwoffload-hash.c) through AF_ALG, bound by driver name
  * and compared with OpenSSL (and, through kcapi-dgst, with the kernel's generic drivers): random
@@ -65,23 +65,6 @@ static const EVP_MD *evp_md(int hash)
 	return md;
 }
 
-/* The transform socket for @name (and @key, if any): >= 0, or -errno of bind or setkey. */
-static int alg_bind(const char *name, const unsigned char *key, size_t key_len)
-{
-	struct sockaddr_alg sa = { .salg_family = AF_ALG, .salg_type = "hash" };
-	int fd = socket(AF_ALG, SOCK_SEQPACKET, 0), err;
-
-	ck_assert_int_ge(fd, 0);
-	snprintf((char *)sa.salg_name, sizeof(sa.salg_name), "%s", name);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    (key && setsockopt(fd, SOL_ALG, ALG_SET_KEY, key, (socklen_t)key_len))) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	return fd;
-}
-
 static int alg_accept(int fd)
 {
 	int op = accept(fd, NULL, 0);
@@ -124,7 +107,7 @@ static int kernel_digest(const char *name, const unsigned char *key, size_t key_
 			 const unsigned char *data, const size_t *pieces, size_t count,
 			 unsigned char *out, size_t dlen)
 {
-	int fd = alg_bind(name, key, key_len), op, ret = 0;
+	int fd = alg_bind("hash", name, key, key_len), op, ret = 0;
 	size_t k, off = 0;
 
 	if (fd < 0)
@@ -266,7 +249,7 @@ START_TEST(clones)
 		size_t len = test_rng_range(&rng, 0, i < 3 ? 300 : 3 * THRESHOLD);
 		size_t cut = test_rng_range(&rng, 0, len), other = test_rng_range(&rng, 0, 200);
 		unsigned char *data = random_data(&rng, buf, len + other);
-		int fd = alg_bind(name, NULL, 0), op, clone, clone2;
+		int fd = alg_bind("hash", name, NULL, 0), op, clone, clone2;
 
 		ck_assert_int_ge(fd, 0);
 		op = alg_accept(fd);
@@ -317,7 +300,7 @@ START_TEST(interleaved)
 
 		s[i].hash = driver / PATHS;
 		driver_name(s[i].hash, driver % PATHS, name, sizeof(name));
-		s[i].fd = alg_bind(name, NULL, 0);
+		s[i].fd = alg_bind("hash", name, NULL, 0);
 		ck_assert_int_ge(s[i].fd, 0);
 		s[i].op = alg_accept(s[i].fd);
 		s[i].len = test_rng_range(&rng, 1, 4 * THRESHOLD);

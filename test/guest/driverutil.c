@@ -1,5 +1,6 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: Apache-2.0
 #define _GNU_SOURCE
+#include <errno.h>
 #include <glob.h>
 #include <pthread.h>
 #include <stdbool.h>
@@ -7,6 +8,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+
+#include <linux/if_alg.h>
+#include <sys/socket.h>
 
 #include "test/guest/driverutil.h"
 
@@ -217,4 +221,22 @@ size_t read_file(const char *path, void *data, size_t size)
 	len = fread(data, 1, size, f);
 	fclose(f);
 	return len;
+}
+
+int alg_bind(const char *type, const char *name, const unsigned char *key, size_t key_len)
+{
+	struct sockaddr_alg sa = { .salg_family = AF_ALG };
+	int fd = socket(AF_ALG, SOCK_SEQPACKET, 0), err;
+
+	if (fd < 0)
+		return -errno;
+	snprintf((char *)sa.salg_type, sizeof(sa.salg_type), "%s", type);
+	snprintf((char *)sa.salg_name, sizeof(sa.salg_name), "%s", name);
+	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
+	    (key && setsockopt(fd, SOL_ALG, ALG_SET_KEY, key, (socklen_t)key_len))) {
+		err = -errno;
+		close(fd);
+		return err;
+	}
+	return fd;
 }

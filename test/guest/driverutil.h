@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * Helpers shared by the guest suites of the driver (driver_aes, driver_hash): its sysfs and
  * debugfs files, its statistics, /proc/crypto's self-test results, small files.
@@ -30,6 +30,11 @@ void check_selftests_passed(const char *const *names, int count);
 #define MODULE_DRIVERS_MAX 64
 void check_module_selftests_passed(void);
 void write_file(const char *path, const void *data, size_t len);
+/*
+ * The AF_ALG transform socket of driver @name of @type ("skcipher", "hash"), keyed with @key
+ * when not NULL: >= 0, or -errno of socket, bind or setkey.
+ */
+int alg_bind(const char *type, const char *name, const unsigned char *key, size_t key_len);
 size_t read_file(const char *path, void *data, size_t size);
 
 /* The three drivers of an algorithm: auto, PIO only, DMA only; and their name suffixes. */

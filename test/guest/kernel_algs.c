@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: Apache-2.0
 /*
  * The kernel's own implementations through AF_ALG (libkcapi), bound by algorithm name, against
  * OpenSSL's default provider: random inputs of random lengths (0 to 64 KiB), one shot and in

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * provider_faults - a fault storm on the emulated engine while threads stream through
  * hwoffload.so: modes pio, dma and auto, each with fallback on and off.

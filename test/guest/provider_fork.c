@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * provider_fork - fork() while threads stream through hwoffload.so, on every path (modes
  * software, pio, dma, auto), fallback off.

@@ -1,4 +1,4 @@
-/* SPDX-License-Identifier: GPL-2.0 */
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * provider_stress - a differential stress of hwoffload.so against OpenSSL's default provider, on
  * every path (modes software, pio, dma, auto), with fallback off so that any kernel failure shows.

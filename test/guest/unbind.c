@@ -1,4 +1,4 @@
-// SPDX-License-Identifier: GPL-2.0
+// SPDX-License-Identifier: Apache-2.0
 /*
  * Unbinding and rebinding the engine (/sys/bus/pci/drivers/hwoffload/unbind, bind) under load,
  * as PCI removal or a driver reload does (kernel/hwoffload.h, "Lifetime"):
@@ -99,22 +99,9 @@ static void driver_write(const char *file, const char *dev)
 }
 
 /* The transform socket of @d (with @key for a cipher): >= 0, or -errno of bind or setkey. */
-static int alg_bind(const struct driver *d, const unsigned char *key, size_t key_len)
+static int driver_bind(const struct driver *d, const unsigned char *key, size_t key_len)
 {
-	struct sockaddr_alg sa = { .salg_family = AF_ALG };
-	int fd = socket(AF_ALG, SOCK_SEQPACKET, 0), err;
-
-	if (fd < 0)
-		return -errno;
-	snprintf((char *)sa.salg_type, sizeof(sa.salg_type), "%s", d->digest ? "hash" : "skcipher");
-	snprintf((char *)sa.salg_name, sizeof(sa.salg_name), "%s", d->name);
-	if (bind(fd, (struct sockaddr *)&sa, sizeof(sa)) ||
-	    (key && setsockopt(fd, SOL_ALG, ALG_SET_KEY, key, (socklen_t)key_len))) {
-		err = -errno;
-		close(fd);
-		return err;
-	}
-	return fd;
+	return alg_bind(d->digest ? "hash" : "skcipher", d->name, key, key_len);
 }
 
 /* One encryption of @len bytes on the request socket @op: 0 or -errno. */
@@ -263,7 +250,7 @@ static void worker_main(struct shared *sh, int index)
 		long bound_unbinds;
 
 		test_rng_fill(&rng, key, sizeof(key));
-		fd = alg_bind(d, d->digest ? NULL : key, key_len);
+		fd = driver_bind(d, d->digest ? NULL : key, key_len);
 		if (fd == -ENODEV) {
 			r->bind_enodev++;
 			usleep(20 * 1000);
@@ -324,7 +311,7 @@ static void check_all_drivers_serve(void)
 
 	test_rng_init(&rng, 0x4000);
 	for (i = 0; i < DRIVERS; i++) {
-		fd = alg_bind(&drivers[i], drivers[i].digest ? NULL : key, 32);
+		fd = driver_bind(&drivers[i], drivers[i].digest ? NULL : key, 32);
 		ck_assert_msg(fd >= 0, "%s: bind: %s", drivers[i].name, strerror(-fd));
 		op = accept(fd, NULL, 0);
 		ck_assert_msg(op >= 0, "%s: accept: %s", drivers[i].name, strerror(errno));
@@ -351,7 +338,7 @@ START_TEST(stale_sockets)
 	device_name(dev, sizeof(dev));
 	check_module_selftests_passed();
 	for (i = 0; i < DRIVERS; i++) {
-		fd[i] = alg_bind(&drivers[i], drivers[i].digest ? NULL : key, sizeof(key));
+		fd[i] = driver_bind(&drivers[i], drivers[i].digest ? NULL : key, sizeof(key));
 		ck_assert_msg(fd[i] >= 0, "%s: bind: %s", drivers[i].name, strerror(-fd[i]));
 		op[i] = accept(fd[i], NULL, 0);
 		ck_assert_int_ge(op[i], 0);
@@ -363,7 +350,7 @@ START_TEST(stale_sockets)
 		ret = checked_request(&rng, &drivers[i], op[i], key, sizeof(key), err, sizeof(err));
 		ck_assert_msg(ret == -ENODEV, "%s: unbound: %d, want -ENODEV", drivers[i].name,
 			      ret);
-		ret = alg_bind(&drivers[i], NULL, 0);
+		ret = driver_bind(&drivers[i], NULL, 0);
 		ck_assert_msg(ret == -ENODEV, "%s: bind while unbound: %d, want -ENODEV",
 			      drivers[i].name, ret);
 	}
