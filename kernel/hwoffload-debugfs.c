@@ -113,7 +113,8 @@ static int hwoffload_stats_show(struct seq_file *m, void *unused)
 DEFINE_SHOW_ATTRIBUTE(hwoffload_stats);
 
 /* Bottom halves off (hwoffload_cipher_done). */
-void hwoffload_debugfs_log_request(struct hwoffload_dev *hw, const struct hwoffload_req_record *rec)
+void hwoffload_debugfs_log_request(struct hwoffload_dev *hw,
+				   const struct hwoffload_req_record *rec)
 {
 	struct hwoffload_req_log *log = &hw->req_log;
 	struct hwoffload_req_record *slot;

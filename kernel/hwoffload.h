@@ -449,6 +449,7 @@ void hwoffload_debugfs_module_init(void);
 void hwoffload_debugfs_module_exit(void);
 void hwoffload_debugfs_init(struct hwoffload_dev *hw);
 void hwoffload_debugfs_exit(struct hwoffload_dev *hw);
-void hwoffload_debugfs_log_request(struct hwoffload_dev *hw, const struct hwoffload_req_record *rec);
+void hwoffload_debugfs_log_request(struct hwoffload_dev *hw,
+				   const struct hwoffload_req_record *rec);
 
 #endif /* HWOFFLOAD_H */
