@@ -95,12 +95,31 @@ static void sorted_rounds(const void *records, size_t record_size, size_t field,
 	qsort(v, rounds, sizeof(v[0]), cmp_double);
 }
 
+/* The median of @n sorted values. */
+static double sorted_median(const double *v, size_t n)
+{
+	return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+}
+
 double median(const void *records, size_t record_size, size_t field)
 {
 	double v[MAX_ROUNDS];
 
 	sorted_rounds(records, record_size, field, v);
-	return rounds % 2 ? v[rounds / 2] : (v[rounds / 2 - 1] + v[rounds / 2]) / 2;
+	return sorted_median(v, rounds);
+}
+
+double median_of(const double *values, size_t n)
+{
+	double *v = malloc(n * sizeof(*v)), m;
+
+	if (!v)
+		die("out of memory");
+	memcpy(v, values, n * sizeof(*v));
+	qsort(v, n, sizeof(v[0]), cmp_double);
+	m = n ? sorted_median(v, n) : 0;
+	free(v);
+	return m;
 }
 
 /* How far the rounds of a cell disagree: the largest over the smallest. */

@@ -54,6 +54,8 @@ struct sample sample_of(unsigned long ops, size_t len, const struct usage *start
 /* The median, or the largest over the smallest, of one double field of @rounds records. */
 double median(const void *records, size_t record_size, size_t field);
 double spread(const void *records, size_t record_size, size_t field);
+/* The median of @n values (0 for none); @values stay as they are. */
+double median_of(const double *values, size_t n);
 /*
  * Every cell, @rounds times: @op(@arg, driver, size) once to warm up, then again and again for
  * cell_seconds. Each round runs each size and driver once, interleaved (so that a noisy machine

@@ -99,6 +99,8 @@ static int hwoffload_skcipher_crypt(struct skcipher_request *req, bool decrypt)
 		return 0;
 	if (!IS_ALIGNED(req->cryptlen, crypto_skcipher_blocksize(tfm)))
 		return -EINVAL;
+	memset(&rctx->times, 0, sizeof(rctx->times));
+	rctx->times.enter = ktime_get_ns();
 	hw = hwoffload_dev_get(ctx->generation);
 	if (!hw)
 		return -ENODEV;
@@ -123,9 +125,23 @@ static int hwoffload_skcipher_decrypt(struct skcipher_request *req)
 	return hwoffload_skcipher_crypt(req, true);
 }
 
-/* The engine is done with a request (by PIO, or by DMA from the interrupt), bottom halves off. */
+/*
+ * The engine is done with a request (by PIO, or by DMA from the interrupt), bottom halves off:
+ * its times go to debugfs "requests", and the caller is told.
+ */
 void hwoffload_cipher_done(struct hwoffload_dev *hw, struct skcipher_request *req, int err)
 {
+	struct hwoffload_req_ctx *rctx = skcipher_request_ctx(req);
+	struct hwoffload_req_record rec = {
+		.times = rctx->times,
+		.len = req->cryptlen,
+		.path = rctx->path,
+		.decrypt = rctx->decrypt,
+		.err = err,
+	};
+
+	rec.times.done = ktime_get_ns();
+	hwoffload_debugfs_log_request(hw, &rec);
 	crypto_finalize_skcipher_request(hw->engine, req, err);
 	hwoffload_dev_put(hw);
 }
@@ -142,6 +158,7 @@ static int hwoffload_skcipher_do_one(struct crypto_engine *engine, void *areq)
 	struct hwoffload_dev *hw = rctx->hw;
 	int err;
 
+	rctx->times.start = ktime_get_ns();
 	if (READ_ONCE(hw->unbound)) {
 		err = -ENODEV;
 	} else if (rctx->path == HWOFFLOAD_PATH_DMA) {

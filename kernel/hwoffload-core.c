@@ -75,7 +75,7 @@ int hwoffload_reset_locked(struct hwoffload_dev *hw)
 		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_RESET_FAILURES);
 		dev_err(hw->dev, "engine does not answer a reset: offload stopped\n");
 	}
-	hwoffload_dma_complete(hw, hw->dead);
+	hwoffload_dma_complete(hw, hw->dead, 0);
 	return ret;
 }
 

@@ -11,6 +11,17 @@
  *			finished requests, dma_chained_requests the requests they finished,
  *			dma_chain_max the most in one pass; dma_late_completions the requests
  *			the timeout found finished (a lost interrupt).
+ *   requests		the last HWOFFLOAD_REQ_LOG skcipher requests, oldest first, one line
+ *			each: "seq path bytes decrypt err" and the ktime_get_ns() (the
+ *			CLOCK_MONOTONIC of user space) at enter start doorbell seen thread
+ *			done, then the engine's own time for it in ns, as struct
+ *			hwoffload_req_times says; 0 where a path has no such point. For
+ *			bench/request_cost, which times the system calls around.
+ *   roundtrip		reading it runs, on an idle engine, the least request of each path
+ *			and prints, in ns, the PIO round trip from the doorbell to the poll
+ *			that sees it done, the DMA one from the doorbell to the hard interrupt
+ *			and on to the interrupt thread, and the engine's own time for each
+ *			(ENGINE.md section 8): what the emulation costs on top of the work.
  *   chain		1 (default): DMA requests are published while the engine walks, so
  *			one walk and one interrupt can finish several. 0: each request waits
  *			for the ring to drain, for measuring what chaining gains.
@@ -21,6 +32,7 @@
  */
 #include <linux/debugfs.h>
 #include <linux/seq_file.h>
+#include <linux/slab.h>
 
 #include "hwoffload.h"
 
@@ -77,6 +89,8 @@ static const struct hwoffload_reg_name {
 	{ "engine_irqs_lost", HWE_REG_CNT_IRQS_LOST },
 	{ "engine_errors", HWE_REG_CNT_ERRORS },
 	{ "engine_resets", HWE_REG_CNT_RESETS },
+	{ "engine_pio_busy_ns", HWE_REG_CNT_PIO_BUSY_NS },
+	{ "engine_dma_busy_ns", HWE_REG_CNT_DMA_BUSY_NS },
 }, hwoffload_fault_regs[HWOFFLOAD_FAULT_KNOBS] = {
 	{ "fault_dma_error", HWE_REG_FAULT_DMA_ERROR },
 	{ "fault_stall", HWE_REG_FAULT_STALL },
@@ -97,6 +111,82 @@ static int hwoffload_stats_show(struct seq_file *m, void *unused)
 	return 0;
 }
 DEFINE_SHOW_ATTRIBUTE(hwoffload_stats);
+
+/* Bottom halves off (hwoffload_cipher_done). */
+void hwoffload_debugfs_log_request(struct hwoffload_dev *hw,
+				   const struct hwoffload_req_record *rec)
+{
+	struct hwoffload_req_log *log = &hw->req_log;
+	struct hwoffload_req_record *slot;
+
+	spin_lock(&log->lock);
+	slot = &log->records[log->seq % HWOFFLOAD_REQ_LOG];
+	*slot = *rec;
+	slot->seq = ++log->seq;
+	spin_unlock(&log->lock);
+}
+
+static const char * const hwoffload_path_names[HWOFFLOAD_PATH_COUNT] = {
+	[HWOFFLOAD_PATH_AUTO] = "auto",
+	[HWOFFLOAD_PATH_PIO] = "pio",
+	[HWOFFLOAD_PATH_DMA] = "dma",
+};
+
+static int hwoffload_requests_show(struct seq_file *m, void *unused)
+{
+	struct hwoffload_dev *hw = m->private;
+	struct hwoffload_req_log *log = &hw->req_log;
+	struct hwoffload_req_record *copy, *r;
+	u64 first, seq;
+
+	/* copied out under the lock, printed without it */
+	copy = kmalloc_array(HWOFFLOAD_REQ_LOG, sizeof(*copy), GFP_KERNEL);
+	if (!copy)
+		return -ENOMEM;
+	spin_lock_bh(&log->lock);
+	memcpy(copy, log->records, sizeof(log->records));
+	seq = log->seq;
+	spin_unlock_bh(&log->lock);
+	first = seq > HWOFFLOAD_REQ_LOG ? seq - HWOFFLOAD_REQ_LOG : 0;
+	for (; first < seq; first++) {
+		r = &copy[first % HWOFFLOAD_REQ_LOG];
+		seq_printf(m, "%llu %s %u %d %d %llu %llu %llu %llu %llu %llu %llu\n", r->seq,
+			   hwoffload_path_names[r->path], r->len, r->decrypt, r->err,
+			   r->times.enter, r->times.start, r->times.doorbell, r->times.seen,
+			   r->times.thread, r->times.done, r->times.engine_ns);
+	}
+	kfree(copy);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(hwoffload_requests);
+
+static int hwoffload_roundtrip_show(struct seq_file *m, void *unused)
+{
+	struct hwoffload_dev *hw = m->private;
+	struct hwoffload_req_times pio = {}, dma = {};
+	int ret;
+
+	/* a request in flight: the unbind waits for it */
+	if (!hwoffload_dev_get(hw->generation))
+		return -ENODEV;
+	ret = pm_runtime_resume_and_get(hw->dev);
+	if (!ret) {
+		ret = hwoffload_pio_probe(hw, &pio);
+		if (!ret)
+			ret = hwoffload_dma_probe(hw, &dma);
+		pm_runtime_mark_last_busy(hw->dev);
+		pm_runtime_put_autosuspend(hw->dev);
+	}
+	hwoffload_dev_put(hw);
+	if (ret)
+		return ret;
+	seq_printf(m, "pio_polled_ns: %llu\npio_engine_ns: %llu\n", pio.seen - pio.doorbell,
+		   pio.engine_ns);
+	seq_printf(m, "dma_interrupt_ns: %llu\ndma_thread_ns: %llu\ndma_engine_ns: %llu\n",
+		   dma.seen - dma.doorbell, dma.thread - dma.seen, dma.engine_ns);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(hwoffload_roundtrip);
 
 static int hwoffload_fault_get(void *data, u64 *val)
 {
@@ -122,7 +212,10 @@ void hwoffload_debugfs_init(struct hwoffload_dev *hw)
 	int i;
 
 	hw->debugfs = debugfs_create_dir(dev_name(hw->dev), hwoffload_debugfs_root);
+	spin_lock_init(&hw->req_log.lock);
 	debugfs_create_file("stats", 0444, hw->debugfs, hw, &hwoffload_stats_fops);
+	debugfs_create_file("requests", 0444, hw->debugfs, hw, &hwoffload_requests_fops);
+	debugfs_create_file("roundtrip", 0400, hw->debugfs, hw, &hwoffload_roundtrip_fops);
 	debugfs_create_bool("chain", 0600, hw->debugfs, &hw->dma_chain);
 	if (!(hw->caps & HWE_CAP_FAULT_INJECTION))
 		return;

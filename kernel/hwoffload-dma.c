@@ -343,6 +343,10 @@ static void hwoffload_ring_publish(struct hwoffload_dev *hw, struct hwoffload_dm
 	/* the descriptors and the context record are in memory before HEAD moves */
 	wmb();
 	hwoffload_write(hw, HWE_REG_RING_HEAD, end);
+	if (dreq->times) {
+		dreq->times->busy_mark = hwoffload_read64(hw, HWE_REG_CNT_DMA_BUSY_NS);
+		dreq->times->doorbell = ktime_get_ns();
+	}
 	hwoffload_ring_doorbell(hw, HWE_DB_DMA);
 	queue_delayed_work(system_wq, &hw->timeout_work, msecs_to_jiffies(hwoffload_timeout_ms));
 }
@@ -429,6 +433,7 @@ int hwoffload_dma_submit(struct hwoffload_dev *hw, struct skcipher_request *req)
 	ndesc = 1 + hwoffload_dma_data_descs(NULL, 0, rctx->dma_src, rctx->dma_dst, rctx->dma_len) +
 		!!rctx->tail_len;
 	rctx->dma.ops = &hwoffload_cipher_dma_ops;
+	rctx->dma.times = &rctx->times;
 	ret = hwoffload_ring_reserve(hw, &rctx->dma, ndesc, offsetof(struct hwoffload_slot, ctx),
 				     sizeof(slot->ctx));
 	if (ret) {
@@ -450,6 +455,55 @@ int hwoffload_dma_submit(struct hwoffload_dev *hw, struct skcipher_request *req)
 	hwoffload_ring_publish(hw, &rctx->dma, index);
 	mutex_unlock(&hw->hw_lock);
 	return 0;
+}
+
+/* debugfs "roundtrip": an empty request, and the completion its interrupt brings. */
+struct hwoffload_dma_probe {
+	struct hwoffload_dma_req dma;
+	struct completion done;
+};
+
+static void hwoffload_probe_collect(struct hwoffload_dev *hw, struct hwoffload_dma_req *dreq,
+				    struct hwoffload_slot *slot)
+{
+}
+
+static void hwoffload_probe_finish(struct hwoffload_dev *hw, struct hwoffload_dma_req *dreq)
+{
+	complete(&container_of(dreq, struct hwoffload_dma_probe, dma)->done);
+}
+
+static const struct hwoffload_dma_ops hwoffload_probe_dma_ops = {
+	.collect = hwoffload_probe_collect,
+	.finish = hwoffload_probe_finish,
+};
+
+/*
+ * debugfs "roundtrip": a request of one NOP descriptor, timed from its doorbell to the hard
+ * interrupt and to the interrupt thread, with the engine's own time for it (meant for an idle
+ * engine: a walk of other requests would add to it). It waits without a limit of its own, as
+ * every DMA request does: the timeout work completes whatever was published, by a reset at
+ * worst.
+ */
+int hwoffload_dma_probe(struct hwoffload_dev *hw, struct hwoffload_req_times *t)
+{
+	struct hwoffload_dma_probe probe = {
+		.dma.ops = &hwoffload_probe_dma_ops,
+		.dma.times = t,
+	};
+	int ret;
+
+	init_completion(&probe.done);
+	ret = hwoffload_ring_reserve(hw, &probe.dma, 1, 0, 0);
+	if (ret)
+		return ret;
+	/* the LOAD_CTX the reservation filled becomes the request's only descriptor */
+	hwoffload_desc_fill(hwoffload_ring_desc(&hw->ring, probe.dma.first_desc), 0, 0, 0,
+			    HWE_DESC_NOP);
+	hwoffload_ring_publish(hw, &probe.dma, probe.dma.first_desc + 1);
+	mutex_unlock(&hw->hw_lock);
+	wait_for_completion(&probe.done);
+	return probe.dma.err;
 }
 
 /*
@@ -586,6 +640,7 @@ int hwoffload_dma_submit_hash(struct hwoffload_dev *hw, struct ahash_request *re
 	/* an empty FINAL request is its LOAD_CTX alone */
 	ndesc = 1 + (total ? hwoffload_dma_data_descs(NULL, 0, rctx->dma_src, NULL, total) : 0);
 	rctx->dma.ops = &hwoffload_hash_dma_ops;
+	rctx->dma.times = NULL;
 	ret = hwoffload_ring_reserve(hw, &rctx->dma, ndesc + (outer ? 2 : 0),
 				     offsetof(struct hwoffload_slot, hash),
 				     sizeof(struct hwe_hash_ctx));
@@ -643,12 +698,14 @@ static void hwoffload_dma_collect(struct hwoffload_dev *hw, struct hwoffload_dma
 /*
  * Complete the requests behind the engine's CUR, or all pending ones when @all (the engine
  * is gone: nothing will finish them). Returns how many. Descriptors a reset dropped have no
- * DONE status, so their requests fail.
+ * DONE status, so their requests fail. @seen_ns: when the hard interrupt that brought the
+ * completion came, or 0 (found without one: now).
  */
-unsigned int hwoffload_dma_complete(struct hwoffload_dev *hw, bool all)
+unsigned int hwoffload_dma_complete(struct hwoffload_dev *hw, bool all, u64 seen_ns)
 {
 	struct hwoffload_ring *ring = &hw->ring;
 	struct hwoffload_dma_req *dreq, *next;
+	u64 now = ktime_get_ns(), busy;
 	unsigned int count = 0;
 	LIST_HEAD(done);
 	u32 cur;
@@ -656,12 +713,18 @@ unsigned int hwoffload_dma_complete(struct hwoffload_dev *hw, bool all)
 	spin_lock_bh(&ring->lock);
 	cur = all ? ring->head : hwoffload_read(hw, HWE_REG_RING_CUR);
 	rmb();	/* CUR before the statuses it covers */
+	busy = hwoffload_read64(hw, HWE_REG_CNT_DMA_BUSY_NS);
 	list_for_each_entry_safe(dreq, next, &ring->pending, node) {
 		u32 end = dreq->first_desc + dreq->ndesc;
 
 		if ((s32)(cur - end) < 0)
 			break;
 		hwoffload_dma_collect(hw, dreq);
+		if (dreq->times) {
+			dreq->times->seen = seen_ns ?: now;
+			dreq->times->thread = now;
+			dreq->times->engine_ns = busy - dreq->times->busy_mark;
+		}
 		WRITE_ONCE(ring->tail, end);
 		list_move_tail(&dreq->node, &done);
 		count++;
@@ -698,7 +761,7 @@ void hwoffload_dma_timeout_work(struct work_struct *work)
 	bool halted;
 
 	hwoffload_stat_add(hw, HWOFFLOAD_STAT_DMA_LATE_COMPLETIONS,
-			   hwoffload_dma_complete(hw, false));
+			   hwoffload_dma_complete(hw, false, 0));
 	halted = hwoffload_read(hw, HWE_REG_STATUS) & HWE_STATUS_DMA_HALTED;
 	spin_lock_bh(&ring->lock);
 	oldest = list_first_entry_or_null(&ring->pending, struct hwoffload_dma_req, node);
@@ -729,6 +792,7 @@ irqreturn_t hwoffload_dma_irq(int irq, void *data)
 {
 	struct hwoffload_dev *hw = data;
 
+	WRITE_ONCE(hw->dma_irq_ns, ktime_get_ns());
 	hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_INTERRUPTS);
 	return IRQ_WAKE_THREAD;
 }
@@ -736,12 +800,13 @@ irqreturn_t hwoffload_dma_irq(int irq, void *data)
 irqreturn_t hwoffload_dma_irq_thread(int irq, void *data)
 {
 	struct hwoffload_dev *hw = data;
+	u64 seen_ns = READ_ONCE(hw->dma_irq_ns);
 	u32 status = hwoffload_read(hw, HWE_REG_INT_STATUS) &
 		     (HWE_INT_DMA_DONE | HWE_INT_DMA_ERROR);
 
 	/* Clear before reading CUR: a walk that ends after the read interrupts again. */
 	atomic_andnot(status, hwoffload_reg_atomic(hw, HWE_REG_INT_STATUS));
-	hwoffload_dma_complete(hw, false);
+	hwoffload_dma_complete(hw, false, seen_ns);
 	if (hwoffload_read(hw, HWE_REG_STATUS) & HWE_STATUS_DMA_HALTED)
 		mod_delayed_work(system_wq, &hw->timeout_work, 0);
 	return IRQ_HANDLED;

@@ -26,20 +26,29 @@ static int hwoffload_pio_wait(struct hwoffload_dev *hw, u32 seq)
 }
 
 /*
- * Post the @len bytes in FIFO_IN to the unit whose registers are loaded, and wait. A timeout
- * resets the engine (which fails the DMA ring too); an engine error leaves the context as
- * it was before the request (ENGINE.md sections 5 and 11).
+ * Post the @len bytes in FIFO_IN to the unit whose registers are loaded, and wait; the first
+ * doorbell and the last completion go into @t, if not NULL. A timeout resets the engine (which
+ * fails the DMA ring too); an engine error leaves the context as it was before the request
+ * (ENGINE.md sections 5 and 11).
  */
-static int hwoffload_pio_run(struct hwoffload_dev *hw, unsigned int len)
+static int hwoffload_pio_run(struct hwoffload_dev *hw, unsigned int len,
+			     struct hwoffload_req_times *t)
 {
 	u32 result;
 	int ret;
 
 	hwoffload_write(hw, HWE_REG_FIFO_IN_LEVEL, len);
 	hwoffload_write(hw, HWE_REG_PIO_SEQ, ++hw->pio_seq);
+	if (t) {
+		t->busy_mark = hwoffload_read64(hw, HWE_REG_CNT_PIO_BUSY_NS);
+		if (!t->doorbell)
+			t->doorbell = ktime_get_ns();
+	}
 	hwoffload_ring_doorbell(hw, HWE_DB_PIO);
 	hwoffload_stat_inc(hw, HWOFFLOAD_STAT_PIO_CHUNKS);
 	ret = hwoffload_pio_wait(hw, hw->pio_seq);
+	if (t)
+		t->seen = ktime_get_ns();
 	if (ret) {
 		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_PIO_TIMEOUTS);
 		dev_warn(hw->dev, "PIO timeout: resetting the engine\n");
@@ -47,6 +56,8 @@ static int hwoffload_pio_run(struct hwoffload_dev *hw, unsigned int len)
 		return ret;
 	}
 	rmb();	/* PIO_DONE_SEQ before the result and the output it releases */
+	if (t)
+		t->engine_ns += hwoffload_read64(hw, HWE_REG_CNT_PIO_BUSY_NS) - t->busy_mark;
 	result = hwoffload_read(hw, HWE_REG_PIO_RESULT);
 	if (result != HWE_ERR_NONE) {
 		dev_warn_ratelimited(hw->dev, "PIO request failed: engine error %u\n", result);
@@ -59,10 +70,11 @@ static int hwoffload_pio_run(struct hwoffload_dev *hw, unsigned int len)
 static int hwoffload_pio_chunk(struct hwoffload_dev *hw, struct skcipher_request *req,
 			       unsigned int off, unsigned int len)
 {
+	struct hwoffload_req_ctx *rctx = skcipher_request_ctx(req);
 	int ret;
 
 	sg_pcopy_to_buffer(req->src, sg_nents(req->src), hw->regs + HWE_FIFO_IN, len, off);
-	ret = hwoffload_pio_run(hw, len);
+	ret = hwoffload_pio_run(hw, len, &rctx->times);
 	if (!ret && hwoffload_read(hw, HWE_REG_FIFO_OUT_LEVEL) != len) {
 		dev_warn_ratelimited(hw->dev, "PIO request failed: short output\n");
 		ret = -EIO;
@@ -85,12 +97,26 @@ static void hwoffload_pio_count(struct hwoffload_dev *hw, int ret, enum hwoffloa
 	}
 }
 
+/* Take the PIO block for AES with @ctx loaded; -EIO, unlocked, when the engine is dead. */
+static int hwoffload_pio_load_aes(struct hwoffload_dev *hw, const struct hwe_aes_ctx *ctx)
+{
+	mutex_lock(&hw->hw_lock);
+	if (hw->dead) {
+		mutex_unlock(&hw->hw_lock);
+		return -EIO;
+	}
+	/* the hash unit may have had the PIO block last */
+	hwoffload_write(hw, HWE_REG_PIO_UNIT, HWE_UNIT_AES);
+	memcpy(hw->regs + HWE_REG_AES_CFG, ctx, sizeof(*ctx));
+	return 0;
+}
+
 int hwoffload_pio_crypt(struct hwoffload_dev *hw, struct skcipher_request *req)
 {
 	unsigned int ivsize = crypto_skcipher_ivsize(crypto_skcipher_reqtfm(req));
 	unsigned int off, len;
 	struct hwe_aes_ctx ctx;
-	int ret = 0;
+	int ret;
 
 	/* The PIO context registers are laid out as a context record. */
 	BUILD_BUG_ON(HWE_REG_AES_CTR_OFFSET - HWE_REG_AES_CFG !=
@@ -100,25 +126,19 @@ int hwoffload_pio_crypt(struct hwoffload_dev *hw, struct skcipher_request *req)
 	BUILD_BUG_ON(HWE_REG_AES_CFG + sizeof(ctx) > HWE_REG_PIO_SEQ);
 
 	hwoffload_cipher_fill_ctx(req, &ctx);
-	mutex_lock(&hw->hw_lock);
-	if (hw->dead) {
-		ret = -EIO;
-		goto out_unlock;
-	}
-	/* the hash unit may have had the PIO block last */
-	hwoffload_write(hw, HWE_REG_PIO_UNIT, HWE_UNIT_AES);
-	memcpy(hw->regs + HWE_REG_AES_CFG, &ctx, sizeof(ctx));
-	for (off = 0; off < req->cryptlen && !ret; off += len) {
-		len = min(req->cryptlen - off, HWE_FIFO_DEPTH);
-		ret = hwoffload_pio_chunk(hw, req, off, len);
-	}
-	if (!ret && ivsize)
-		memcpy(req->iv, hw->regs + HWE_REG_AES_IV, ivsize);
-	/* BAR2 stays readable: leave no key behind (ENGINE.md section 4) */
-	memzero_explicit(hw->regs + HWE_REG_AES_KEY, AES_MAX_KEY_SIZE);
-out_unlock:
-	mutex_unlock(&hw->hw_lock);
+	ret = hwoffload_pio_load_aes(hw, &ctx);
 	memzero_explicit(&ctx, sizeof(ctx));
+	if (!ret) {
+		for (off = 0; off < req->cryptlen && !ret; off += len) {
+			len = min(req->cryptlen - off, HWE_FIFO_DEPTH);
+			ret = hwoffload_pio_chunk(hw, req, off, len);
+		}
+		if (!ret && ivsize)
+			memcpy(req->iv, hw->regs + HWE_REG_AES_IV, ivsize);
+		/* BAR2 stays readable: leave no key behind (ENGINE.md section 4) */
+		memzero_explicit(hw->regs + HWE_REG_AES_KEY, AES_MAX_KEY_SIZE);
+		mutex_unlock(&hw->hw_lock);
+	}
 	hwoffload_pio_count(hw, ret, HWOFFLOAD_STAT_PIO_REQUESTS, HWOFFLOAD_STAT_PIO_BYTES,
 			    req->cryptlen);
 	return ret;
@@ -155,7 +175,7 @@ int hwoffload_pio_hash(struct hwoffload_dev *hw, struct ahash_request *req)
 		hwoffload_write(hw, HWE_REG_HASH_CFG,
 				hwoffload_hash_cfg(req, !off, off + len == total));
 		hwoffload_hash_copy(req, hw->regs + HWE_FIFO_IN, off, len);
-		ret = hwoffload_pio_run(hw, len);
+		ret = hwoffload_pio_run(hw, len, NULL);
 		off += len;
 	} while (!ret && off < total);
 	outer = hwoffload_hash_outer_state(req);
@@ -167,7 +187,7 @@ int hwoffload_pio_hash(struct hwoffload_dev *hw, struct ahash_request *req)
 		hwoffload_write64(hw, HWE_REG_HASH_LEN_HI, 0);
 		memcpy(hw->regs + HWE_REG_HASH_STATE, outer, HWE_HASH_STATE_SIZE);
 		hwoffload_write(hw, HWE_REG_HASH_CFG, hwoffload_hash_cfg(req, false, true));
-		ret = hwoffload_pio_run(hw, hwoffload_hash_digestsize(req));
+		ret = hwoffload_pio_run(hw, hwoffload_hash_digestsize(req), NULL);
 	}
 	if (!ret) {
 		rctx->st.len_lo = hwoffload_read64(hw, HWE_REG_HASH_LEN_LO);
@@ -180,5 +200,27 @@ out_unlock:
 	mutex_unlock(&hw->hw_lock);
 	hwoffload_pio_count(hw, ret, HWOFFLOAD_STAT_HASH_PIO_REQUESTS,
 			    HWOFFLOAD_STAT_HASH_PIO_BYTES, total);
+	return ret;
+}
+
+/*
+ * debugfs "roundtrip": the least a PIO request can carry (the engine refuses an empty one), one
+ * ECB block under a zero key, timed from its doorbell to the poll that sees it done, with the
+ * engine's own time for it.
+ */
+int hwoffload_pio_probe(struct hwoffload_dev *hw, struct hwoffload_req_times *t)
+{
+	struct hwe_aes_ctx ctx = {
+		.cfg = cpu_to_le32(HWE_CFG(HWE_UNIT_AES, HWE_MODE_ECB, AES_KEYSIZE_128, false)),
+	};
+	int ret;
+
+	ret = hwoffload_pio_load_aes(hw, &ctx);
+	if (ret)
+		return ret;
+	memset(hw->regs + HWE_FIFO_IN, 0, AES_BLOCK_SIZE);
+	ret = hwoffload_pio_run(hw, AES_BLOCK_SIZE, t);
+	hwoffload_write(hw, HWE_REG_FIFO_OUT_LEVEL, 0);
+	mutex_unlock(&hw->hw_lock);
 	return ret;
 }

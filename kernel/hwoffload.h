@@ -35,6 +35,7 @@
 #include <linux/device.h>
 #include <linux/interrupt.h>
 #include <linux/io.h>
+#include <linux/ktime.h>
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/pm_runtime.h>
@@ -150,6 +151,44 @@ struct hwoffload_slot {
 	};
 } __aligned(64);
 
+/*
+ * Where one request's time went, in ktime_get_ns(): CLOCK_MONOTONIC, the clock user space reads,
+ * so a benchmark can put its own times around the system call beside these. 0: not reached.
+ * debugfs "requests" shows the last HWOFFLOAD_REQ_LOG skcipher requests'.
+ */
+struct hwoffload_req_times {
+	u64 enter;		/* encrypt() or decrypt() called */
+	u64 start;		/* the crypto_engine thread took the request */
+	u64 doorbell;		/* the first doorbell rung for it */
+	u64 seen;		/* its last completion seen: PIO poll, DMA hard interrupt */
+	u64 thread;		/* DMA: the interrupt thread took the completion */
+	u64 done;		/* about to finalize: the caller's completion follows */
+	/*
+	 * the engine's own time for it: its busy counter of the path (ENGINE.md section 8) from
+	 * each doorbell to the completion seen; exact while one request at a time is on the path
+	 */
+	u64 engine_ns;
+	u64 busy_mark;		/* that counter at the last doorbell */
+};
+
+#define HWOFFLOAD_REQ_LOG	64	/* requests kept in debugfs "requests"; power of two */
+
+/* One finished skcipher request, for debugfs "requests". */
+struct hwoffload_req_record {
+	u64 seq;		/* 1 for the first request since the device was bound */
+	struct hwoffload_req_times times;
+	unsigned int len;
+	enum hwoffload_path path;
+	bool decrypt;
+	int err;
+};
+
+struct hwoffload_req_log {
+	spinlock_t lock;	/* taken with bottom halves off */
+	u64 seq;		/* records written */
+	struct hwoffload_req_record records[HWOFFLOAD_REQ_LOG];
+};
+
 struct hwoffload_dma_req;
 
 /* What the ring does with a finished request of one kind (skcipher or ahash). */
@@ -168,6 +207,7 @@ struct hwoffload_dma_ops {
 struct hwoffload_dma_req {
 	struct list_head node;
 	const struct hwoffload_dma_ops *ops;
+	struct hwoffload_req_times *times;	/* stamped at doorbell and completion, or NULL */
 	u32 first_desc;
 	u32 ndesc;
 	unsigned long deadline;
@@ -217,6 +257,8 @@ struct hwoffload_dev {
 	atomic_t inflight;		/* requests between hwoffload_dev_get() and finalize */
 	bool unbound;			/* requests not started fail with -ENODEV */
 	struct dentry *debugfs;
+	struct hwoffload_req_log req_log;
+	u64 dma_irq_ns;			/* ktime_get_ns() of the last DMA hard interrupt */
 	struct hwoffload_fault_knob fault_knobs[HWOFFLOAD_FAULT_KNOBS];
 	atomic64_t stats[HWOFFLOAD_STAT_COUNT];
 };
@@ -242,6 +284,7 @@ struct hwoffload_req_ctx {
 	struct hwoffload_dev *hw;	/* from submission to completion (hwoffload_dev_get) */
 	enum hwoffload_path path;	/* PIO or DMA, chosen at submission */
 	bool decrypt;
+	struct hwoffload_req_times times;
 	/* DMA only, from submission to completion */
 	struct hwoffload_dma_req dma;
 	struct scatterlist *dma_src;
@@ -389,12 +432,14 @@ void hwoffload_hash_done(struct hwoffload_dev *hw, struct ahash_request *req, in
 /* hwoffload-pio.c */
 int hwoffload_pio_crypt(struct hwoffload_dev *hw, struct skcipher_request *req);
 int hwoffload_pio_hash(struct hwoffload_dev *hw, struct ahash_request *req);
+int hwoffload_pio_probe(struct hwoffload_dev *hw, struct hwoffload_req_times *t);
 
 /* hwoffload-dma.c */
 int hwoffload_ring_init(struct hwoffload_dev *hw);
 int hwoffload_dma_submit(struct hwoffload_dev *hw, struct skcipher_request *req);
 int hwoffload_dma_submit_hash(struct hwoffload_dev *hw, struct ahash_request *req);
-unsigned int hwoffload_dma_complete(struct hwoffload_dev *hw, bool all);
+unsigned int hwoffload_dma_complete(struct hwoffload_dev *hw, bool all, u64 seen_ns);
+int hwoffload_dma_probe(struct hwoffload_dev *hw, struct hwoffload_req_times *t);
 void hwoffload_dma_timeout_work(struct work_struct *work);
 irqreturn_t hwoffload_dma_irq(int irq, void *data);
 irqreturn_t hwoffload_dma_irq_thread(int irq, void *data);
@@ -404,5 +449,7 @@ void hwoffload_debugfs_module_init(void);
 void hwoffload_debugfs_module_exit(void);
 void hwoffload_debugfs_init(struct hwoffload_dev *hw);
 void hwoffload_debugfs_exit(struct hwoffload_dev *hw);
+void hwoffload_debugfs_log_request(struct hwoffload_dev *hw,
+				   const struct hwoffload_req_record *rec);
 
 #endif /* HWOFFLOAD_H */

@@ -163,6 +163,8 @@ enum hwe_err {
 #define HWE_REG_CNT_IRQS_LOST		0x640	/* interrupts swallowed by FAULT_LOST_IRQ */
 #define HWE_REG_CNT_ERRORS		0x648
 #define HWE_REG_CNT_RESETS		0x650
+#define HWE_REG_CNT_PIO_BUSY_NS		0x658	/* engine time on PIO requests, ns */
+#define HWE_REG_CNT_DMA_BUSY_NS		0x660	/* engine time on DMA requests, ns */
 
 /*
  * ---- model-only fault injection: the driver writes a count, the engine consumes it ----

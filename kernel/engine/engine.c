@@ -310,6 +310,7 @@ static void pio_doorbell(struct hwemu_engine *e)
 		counter_add(e, HWE_REG_CNT_PIO_BYTES, len);
 	}
 	hwemu_sleep_until(start + hwemu_cost_ns(&e->cfg.timing.pio, len));
+	counter_add(e, HWE_REG_CNT_PIO_BUSY_NS, hwemu_now_ns() - start);
 
 	reg_write(e, HWE_REG_PIO_RESULT, err);
 	reg_clear_bits(e, HWE_REG_STATUS, HWE_STATUS_PIO_BUSY);
@@ -478,6 +479,7 @@ static void dma_finish_request(struct hwemu_engine *e)
 		counter_add(e, HWE_REG_CNT_DMA_BYTES, e->req.bytes);
 	}
 	hwemu_sleep_until(e->req.start_ns + hwemu_cost_ns(&e->cfg.timing.dma, e->req.bytes));
+	counter_add(e, HWE_REG_CNT_DMA_BUSY_NS, hwemu_now_ns() - e->req.start_ns);
 	end_dma_request(e);
 }
 

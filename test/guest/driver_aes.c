@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/utsname.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "test/guest/driverutil.h"
@@ -363,6 +364,83 @@ START_TEST(paths_by_statistics)
 }
 END_TEST
 
+static unsigned long long monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000000ULL + ts.tv_nsec;
+}
+
+/*
+ * debugfs "requests": a request's times are in order, on user space's clock, and the engine's
+ * own time lies within its round trip; debugfs "roundtrip" likewise, for each path.
+ */
+START_TEST(request_times)
+{
+	static const struct {
+		enum path path;
+		size_t len;
+		const char *name;
+	} cases[] = { { PIO, 16, "pio" }, { DMA, 65536, "dma" } };
+	unsigned long long t0, t1, seq, enter, start, doorbell, seen, thread, done, engine;
+	unsigned long long pio_rt, pio_engine, dma_rt, dma_thread, dma_engine;
+	struct layout l = { .access = KCAPI_ACCESS_SENDMSG };
+	char path[512], text[16384], name[64], *last;
+	unsigned int len, i;
+	int decrypt, err;
+	struct buffers b;
+	size_t n;
+
+	buffers_alloc(&b);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		driver_name(1, cases[i].path, name, sizeof(name));
+		l.len = cases[i].len;
+		t0 = monotonic_ns();
+		ck_assert_int_eq(kernel_crypt(name, 1, b.pt, 16, b.pt, b.pt, b.out, &l), 0);
+		t1 = monotonic_ns();
+		find_path(DEBUGFS_KNOB "requests", path, sizeof(path));
+		n = read_file(path, text, sizeof(text) - 1);
+		text[n] = '\0';
+		ck_assert_msg(n > 0 && text[n - 1] == '\n', "%s: no records", path);
+		text[n - 1] = '\0';
+		last = strrchr(text, '\n') ? strrchr(text, '\n') + 1 : text;
+		ck_assert_int_eq(sscanf(last,
+					"%llu %63s %u %d %d %llu %llu %llu %llu %llu %llu %llu",
+					&seq, name, &len, &decrypt, &err, &enter, &start, &doorbell,
+					&seen, &thread, &done, &engine),
+				 12);
+		ck_assert_str_eq(name, cases[i].name);
+		ck_assert_uint_eq(len, cases[i].len);
+		ck_assert_int_eq(decrypt, 0);
+		ck_assert_int_eq(err, 0);
+		ck_assert_msg(t0 <= enter && enter <= start && start <= doorbell &&
+				      doorbell <= seen && seen <= done && done <= t1,
+			      "%s: times out of order: %s (the call %llu..%llu)", cases[i].name,
+			      last, t0, t1);
+		if (cases[i].path == DMA)
+			ck_assert(seen <= thread && thread <= done);
+		else
+			ck_assert_uint_eq(thread, 0);
+		ck_assert_msg(engine > 0 && engine <= seen - doorbell,
+			      "%s: the engine's %llu ns outside the round trip of %llu ns",
+			      cases[i].name, engine, seen - doorbell);
+	}
+	buffers_free(&b);
+
+	find_path(DEBUGFS_KNOB "roundtrip", path, sizeof(path));
+	n = read_file(path, text, sizeof(text) - 1);
+	text[n] = '\0';
+	ck_assert_int_eq(sscanf(text,
+				"pio_polled_ns: %llu pio_engine_ns: %llu dma_interrupt_ns: %llu "
+				"dma_thread_ns: %llu dma_engine_ns: %llu",
+				&pio_rt, &pio_engine, &dma_rt, &dma_thread, &dma_engine),
+			 5);
+	ck_assert_msg(pio_engine > 0 && pio_engine <= pio_rt && dma_engine <= dma_rt,
+		      "roundtrip: the engine's time outside the round trip:\n%s", text);
+}
+END_TEST
+
 static void *thread_main(void *arg)
 {
 	struct thread_result *r = arg;
@@ -569,6 +647,7 @@ int main(void)
 	tcase_add_test(tc, selftests_passed);
 	tcase_add_loop_test(tc, differential, 0, DRIVERS);
 	tcase_add_loop_test(tc, paths_by_statistics, 0, MODES);
+	tcase_add_test(tc, request_times);
 	tcase_add_test(tc, threads);
 	tcase_add_test(tc, runtime_pm);
 	tcase_add_loop_test(tc, injected_faults, 0, FAULT_CASES);

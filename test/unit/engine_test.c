@@ -1130,9 +1130,22 @@ END_TEST
 
 START_TEST(test_counters)
 {
+	uint64_t pio_busy, dma_busy;
+
+	ck_assert_uint_eq(rd64(HWE_REG_CNT_PIO_BUSY_NS), 0);
+	ck_assert_uint_eq(rd64(HWE_REG_CNT_DMA_BUSY_NS), 0);
+	/* each request's busy time is in its path's counter once its completion is visible */
 	pio_request_succeeds();
+	pio_busy = rd64(HWE_REG_CNT_PIO_BUSY_NS);
+	ck_assert_uint_gt(pio_busy, 0);
 	pio_request_succeeds();
+	ck_assert_uint_gt(rd64(HWE_REG_CNT_PIO_BUSY_NS), pio_busy);
+	pio_busy = rd64(HWE_REG_CNT_PIO_BUSY_NS);
+	ck_assert_uint_eq(rd64(HWE_REG_CNT_DMA_BUSY_NS), 0);
 	dma_request_succeeds();
+	dma_busy = rd64(HWE_REG_CNT_DMA_BUSY_NS);
+	ck_assert_uint_gt(dma_busy, 0);
+	ck_assert_uint_eq(rd64(HWE_REG_CNT_PIO_BUSY_NS), pio_busy);
 	ck_assert_uint_eq(rd64(HWE_REG_CNT_PIO_REQUESTS), 2);
 	ck_assert_uint_eq(rd64(HWE_REG_CNT_PIO_BYTES), 200);
 	ck_assert_uint_eq(rd64(HWE_REG_CNT_DMA_REQUESTS), 1);
