@@ -93,6 +93,7 @@ void hwoff_route_refusal(const struct hwoff_path *refused, char *why, size_t why
 		snprintf(why, why_len, "%s is unusable and fallback is off: %s", refused->name,
 			 hwoff_path_unusable_reason(refused));
 }
+
 bool hwoff_route_failed(struct hwoff_router *r, struct hwoff_path *path,
 			enum hwoff_fallback_reason why, bool can_redo, const char *message)
 {

@@ -32,8 +32,7 @@ void cipher_drop_kernel_sessions(struct cipher_ctx *c)
 		drop_kernel_session(c, &c->kernel[i]);
 }
 
-/* ---- the two kinds of path --------------------------------------------------------------------
- */
+/* ---- the two kinds of path ------------------------------------------------------------------ */
 
 static struct cipher_kernel_session *kernel_session(struct cipher_ctx *c, struct hwoff_path *path,
 						    char *err, size_t err_len)
@@ -234,7 +233,7 @@ int cipher_leave_delegation(struct cipher_ctx *c)
 		return 1;
 	c->delegated = false;
 	c->keystream_known = false;
-	c->chain_holder = CHAIN_NOBODY; /* software_crypt() sets it again */
+	c->chain_holder = CHAIN_NOBODY; /* cipher_software_crypt() sets it again */
 	if (!c->software_keyed || c->sw->cipher.get_ctx_params(c->software, params))
 		return 1;
 	HWPROV_RAISE(c->prov, HWPROV_R_SOFTWARE, "%s in the default provider failed", c->alg->name);
@@ -247,8 +246,8 @@ enum cipher_server cipher_server_change(struct cipher_ctx *c, size_t size)
 		return cipher_leave_delegation(c) ? CIPHER_OWN_PATHS : CIPHER_SERVER_FAILED;
 	if (c->delegated)
 		return CIPHER_DELEGATED;
+	/* The default provider cannot be told a position inside a keystream block. */
 	if (cipher_is_ctr(c) && c->num)
-		return CIPHER_OWN_PATHS; /* the default provider cannot be told a keystream position
-					  */
+		return CIPHER_OWN_PATHS;
 	return cipher_enter_delegation(c) ? CIPHER_DELEGATED : CIPHER_SERVER_FAILED;
 }

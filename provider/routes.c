@@ -11,9 +11,6 @@
 #include "backend/text.h"
 #include "provider/provider.h"
 
-/* ---- routes: the backend's router, and the errors its answers raise ---------------------------
- */
-
 struct hwoff_path *hwprov_route_refused(struct hwprov *prov, const struct hwoff_path *refused)
 {
 	char why[sizeof(refused->name) + sizeof(refused->unusable_reason) + 128];
