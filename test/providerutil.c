@@ -466,7 +466,7 @@ static bool engine_wait_ready(char *err, size_t err_len)
 	return !missing;
 }
 
-int engine_suite_run(const char *name, const TTest *test, int loops)
+int engine_suite_run(const char *name, const struct engine_test *tests, size_t count)
 {
 	char err[512];
 	Suite *s;
@@ -479,7 +479,8 @@ int engine_suite_run(const char *name, const TTest *test, int loops)
 	s = suite_create(name);
 	tc = tcase_create("load");
 	tcase_set_timeout(tc, test_long_mode() ? 7 * 86400 : 1200);
-	tcase_add_loop_test(tc, test, 0, loops);
+	for (size_t i = 0; i < count; i++)
+		tcase_add_loop_test(tc, tests[i].test, 0, tests[i].loops);
 	suite_add_tcase(s, tc);
 	return test_run_suite(s);
 }

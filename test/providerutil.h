@@ -79,13 +79,18 @@ enum case_result case_run(const struct prov_env *e, struct test_rng *rng,
 			  struct case_tally *tally, char *why, size_t why_len);
 
 /*
- * Runs the suite name of one loop test over _i in 0 .. loops - 1 (no time limit in the long mode),
- * once the kernel lists the engine's PIO and DMA drivers of every row with their self-tests passed
+ * Runs the suite name of count loop tests, each over _i in 0 .. loops - 1 (no time limit in the
+ * long mode), once the kernel lists the engine's PIO and DMA drivers of every row with their self-tests passed
  * (waiting at most 60 s, and saying so): a guest may start while the kernel still tests a driver
  * it has just loaded (seen on 6.12), and the provider leaves such a driver out. The process's exit
  * status.
  */
-int engine_suite_run(const char *name, const TTest *test, int loops);
+struct engine_test {
+	const TTest *test;
+	int loops;
+};
+
+int engine_suite_run(const char *name, const struct engine_test *tests, size_t count);
 
 /* HWOFFLOAD_TEST_LONG=1: the suites' soak sizes (`make check-long`) instead of the CI ones. */
 bool test_long_mode(void);

@@ -178,5 +178,7 @@ END_TEST
 
 int main(void)
 {
-	return engine_suite_run("provider faults (guest)", storm, (int)CONFIGS);
+	const struct engine_test test = { storm, (int)CONFIGS };
+
+	return engine_suite_run("provider faults (guest)", &test, 1);
 }

@@ -140,5 +140,7 @@ END_TEST
 
 int main(void)
 {
-	return engine_suite_run("provider stress (guest)", matches_default_under_load, (int)MODES);
+	const struct engine_test test = { matches_default_under_load, (int)MODES };
+
+	return engine_suite_run("provider stress (guest)", &test, 1);
 }
