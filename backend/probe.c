@@ -85,14 +85,21 @@ static void read_machine_facts(struct machine_facts *m)
 	m->facts.seccomp = seccomp_mode();
 }
 
-static bool off_cpu_dropped(const char *release)
+/* Whether release ("6.1.0-57-amd64") is major.minor or later; false when it does not parse. */
+static bool release_at_least(const char *release, unsigned int major, unsigned int minor)
 {
-	unsigned int major, minor;
+	unsigned int has_major, has_minor;
 
-	if (sscanf(release, "%u.%u", &major, &minor) != 2)
+	if (sscanf(release, "%u.%u", &has_major, &has_minor) != 2)
 		return false;
-	return major > OFF_CPU_DROPPED_MAJOR ||
-	       (major == OFF_CPU_DROPPED_MAJOR && minor >= OFF_CPU_DROPPED_MINOR);
+	return has_major > major || (has_major == major && has_minor >= minor);
+}
+
+bool hwoff_kernel_at_least(unsigned int major, unsigned int minor)
+{
+	struct utsname uts;
+
+	return !uname(&uts) && release_at_least(uts.release, major, minor);
 }
 
 static const char *restrict_meaning(int value)
@@ -166,7 +173,8 @@ void hwoff_probe_explain(char *reason, size_t reason_len, int error, const char 
 			"AF_ALG has no %s '%s' (bind: %s): the algorithm's module or algif_%s is "
 			"missing, or the kernel refuses it to AF_ALG",
 			type, name, strerror(error), type);
-		if (off_cpu_dropped(facts->kernel_release))
+		if (release_at_least(facts->kernel_release, OFF_CPU_DROPPED_MAJOR,
+				     OFF_CPU_DROPPED_MINOR))
 			hwoff_appendf(reason, reason_len,
 				      "; kernel %s is 7.2 or later, which no longer offers off-CPU "
 				      "(async or driver-only) implementations through AF_ALG",

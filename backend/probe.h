@@ -52,6 +52,9 @@ enum hwoff_seccomp {
 	HWOFF_SECCOMP_ON, /* strict or filter */
 };
 
+/* Whether the running kernel is Linux major.minor or later (false when uname says otherwise). */
+bool hwoff_kernel_at_least(unsigned int major, unsigned int minor);
+
 /* What hwoff_probe_explain() words its reason from; hwoff_probe_*() read this machine's. */
 struct hwoff_probe_facts {
 	const char *kernel_release; /* uname -r */

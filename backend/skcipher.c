@@ -7,12 +7,25 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
 #include <linux/if_alg.h>
 
+#include "backend/probe.h"
 #include "backend/transport.h"
+
+/*
+ * Before 6.6 (the first LTS since AF_ALG takes user pages with iov_iter_extract_pages(), which
+ * pins them) recvmsg() holds the caller's output pages by reference only. A fork() while a
+ * request runs write-protects them; a write by another thread of the caller to one of those
+ * pages, beside the output, then gives the caller a copy, and the kernel writes the old page:
+ * the output is lost (test/guest/provider_fork shows it on 6.1). On those kernels the kernel
+ * writes into a landing area that fork() never shares (MADV_WIPEONFORK), copied out after.
+ */
+#define OUTPUT_PINNED_MAJOR 6
+#define OUTPUT_PINNED_MINOR 6
 
 struct hwoff_skcipher {
 	struct hwoff_afalg s;
@@ -21,6 +34,8 @@ struct hwoff_skcipher {
 	unsigned char iv[HWOFF_IV_MAX]; /* the IV the next request starts from */
 	bool iv_in_kernel; /* the operation socket holds iv already: send none */
 	size_t chunk; /* bytes per round trip */
+	unsigned char *landing; /* where the kernel writes, before 6.6; NULL until needed */
+	size_t landing_len, landing_used; /* mapped; written (wiped at free) */
 };
 
 /*
@@ -92,6 +107,10 @@ void hwoff_skcipher_free(struct hwoff_skcipher *c)
 	if (!c)
 		return;
 	hwoff_afalg_close(&c->s);
+	if (c->landing) {
+		explicit_bzero(c->landing, c->landing_used);
+		munmap(c->landing, c->landing_len);
+	}
 	explicit_bzero(c, sizeof(*c));
 	free(c);
 }
@@ -184,6 +203,43 @@ static int request_failed(struct hwoff_skcipher *c, int error, const char *what,
 				" (a request of %zu bytes; the driver failed it)", len);
 }
 
+static bool output_by_reference(void)
+{
+	static _Atomic int answer; /* 0 unknown, 1 by reference, 2 pinned */
+
+	if (!answer)
+		answer = hwoff_kernel_at_least(OUTPUT_PINNED_MAJOR, OUTPUT_PINNED_MINOR) ? 2 : 1;
+	return answer == 1;
+}
+
+/* A landing area of c->chunk bytes where the kernel takes the output by reference. */
+static int landing_ready(struct hwoff_skcipher *c)
+{
+	void *area;
+
+	if ((c->landing && c->landing_len >= c->chunk) || !output_by_reference())
+		return 0;
+	area = mmap(NULL, c->chunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (area == MAP_FAILED)
+		return hwoff_afalg_fail(&c->s, errno, "mmap", " (%zu bytes to receive into)",
+					c->chunk);
+	if (madvise(area, c->chunk, MADV_WIPEONFORK)) {
+		int error = errno;
+
+		munmap(area, c->chunk);
+		return hwoff_afalg_fail(&c->s, error, "madvise(MADV_WIPEONFORK)",
+					" (needs Linux 4.14)");
+	}
+	if (c->landing) {
+		explicit_bzero(c->landing, c->landing_used);
+		munmap(c->landing, c->landing_len);
+	}
+	c->landing = area;
+	c->landing_len = c->chunk;
+	c->landing_used = 0;
+	return 0;
+}
+
 /* One round trip: len bytes (at most c->chunk) sent, processed and read back. */
 static int crypt_chunk(struct hwoff_skcipher *c, bool encrypt, const unsigned char *in,
 		       unsigned char *out, size_t len)
@@ -209,10 +265,15 @@ static int crypt_chunk(struct hwoff_skcipher *c, bool encrypt, const unsigned ch
 	/* From here the socket holds the IV, chained by the driver. */
 	c->iv_in_kernel = true;
 	while (done < len) {
-		ret = read(c->s.op_fd, out + done, len - done);
+		ret = read(c->s.op_fd, (c->landing ? c->landing : out) + done, len - done);
 		if (ret <= 0)
 			return request_failed(c, ret ? errno : EIO, "recvmsg", len);
 		done += (size_t)ret;
+	}
+	if (c->landing) {
+		memcpy(out, c->landing, len);
+		if (len > c->landing_used)
+			c->landing_used = len;
 	}
 	return 0;
 }
@@ -233,6 +294,8 @@ int hwoff_skcipher_crypt(struct hwoff_skcipher *c, bool encrypt, const unsigned 
 	if (!len)
 		return 0;
 	ret = own_sockets(c);
+	if (!ret)
+		ret = landing_ready(c);
 	if (ret)
 		return ret;
 
