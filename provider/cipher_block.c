@@ -24,22 +24,31 @@ int cipher_block_update(struct cipher_ctx *c, unsigned char *out, size_t *outl, 
 	if (!cipher_check_room(c, todo, outsize))
 		return 0;
 	*outl = 0;
-	if (c->buf_len) {
-		size_t fill = HWOFF_AES_BLOCK - c->buf_len;
-
-		memcpy(c->buf + c->buf_len, in, fill);
-		in += fill;
-		if (!cipher_crypt(c, c->buf, out, HWOFF_AES_BLOCK, todo))
+	if (!c->buf_len) {
+		if (!cipher_crypt(c, in, out, todo, todo))
 			return 0;
-		out += HWOFF_AES_BLOCK;
-		*outl = HWOFF_AES_BLOCK;
-		todo -= HWOFF_AES_BLOCK;
+		memcpy(c->buf, in + todo, keep);
+	} else {
+		/*
+		 * The block begun before and the rest in one request, gathered in out (in may be
+		 * out): a kernel request costs far more than the copy.
+		 */
+		size_t fill = HWOFF_AES_BLOCK - c->buf_len;
+		unsigned char tail[HWOFF_AES_BLOCK];
+
+		bulk = todo - HWOFF_AES_BLOCK;
+		memcpy(c->buf + c->buf_len, in, fill);
+		memcpy(tail, in + fill + bulk, keep);
+		memmove(out + HWOFF_AES_BLOCK, in + fill, bulk);
+		memcpy(out, c->buf, HWOFF_AES_BLOCK);
+		if (!cipher_crypt(c, out, out, todo, todo)) {
+			OPENSSL_cleanse(tail, sizeof(tail));
+			return 0;
+		}
+		memcpy(c->buf, tail, keep);
+		OPENSSL_cleanse(tail, sizeof(tail));
 	}
-	bulk = todo;
-	if (bulk && !cipher_crypt(c, in, out, bulk, *outl + bulk))
-		return 0;
-	*outl += bulk;
-	memcpy(c->buf, in + bulk, keep);
+	*outl = todo;
 	c->buf_len = keep;
 	return 1;
 }

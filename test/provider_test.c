@@ -960,6 +960,54 @@ START_TEST(kernel_fault)
 END_TEST
 
 /*
+ * One kernel request per update that gives output, and one for final(): the block an update
+ * begins or holds back (decryption with padding) goes with the next update's data (_i 0: CBC
+ * decryption with padding; 1: ECB encryption in pieces that are not whole blocks).
+ */
+START_TEST(one_request_per_update)
+{
+	const struct hwoff_alg *alg = hwoff_alg_by_name(_i ? "AES-128-ECB" : "AES-128-CBC");
+	const char *pio = engine_driver(alg->kernel_name, HWOFF_IMPL_ENGINE_PIO);
+	const size_t plain = 16384, padded = plain + HWOFF_AES_BLOCK;
+	const size_t decrypt_pieces[] = { 4096, 4096, 4096, 4112 };
+	const size_t encrypt_pieces[] = { 100, 4000, 5000, 7284 };
+	const size_t *pieces = _i ? encrypt_pieces : decrypt_pieces;
+	EVP_CIPHER *hw, *ref;
+	unsigned char key[16], iv[16];
+	struct test_rng rng;
+	struct buffers b;
+	long long before;
+	struct env e;
+	size_t len;
+
+	test_rng_init(&rng, 0x7000 + (uint64_t)_i);
+	buffers_alloc(&b);
+	test_rng_fill(&rng, b.in, plain);
+	test_rng_fill(&rng, key, sizeof(key));
+	test_rng_fill(&rng, iv, sizeof(iv));
+	load(&e, "pio", "no");
+	hw = EVP_CIPHER_fetch(e.libctx, alg->name, "provider=hwoffload");
+	ref = EVP_CIPHER_fetch(e.libctx, alg->name, "provider=default");
+	if (!_i) { /* the ciphertext to decrypt */
+		ck_assert_uint_eq(cipher_run(ref, 1, 1, key, iv, b.in, plain, &plain, 1, b.back),
+				  padded);
+		memcpy(b.in, b.back, padded);
+	}
+	len = cipher_run(ref, _i, 1, key, iv, b.in, _i ? plain : padded, pieces, 4, b.ref);
+	before = path_counter(&e, pio, "requests");
+	ck_assert_uint_eq(cipher_run(hw, _i, 1, key, iv, b.in, _i ? plain : padded, pieces, 4,
+				     b.out),
+			  len);
+	ck_assert_bytes_eq(alg->name, b.out, b.ref, len);
+	ck_assert_int_eq(path_counter(&e, pio, "requests") - before, 4 + 1);
+	EVP_CIPHER_free(hw);
+	EVP_CIPHER_free(ref);
+	unload(&e);
+	buffers_free(&b);
+}
+END_TEST
+
+/*
  * A path that failed serves again once the fault is gone: during its back-off (retry_ms) the
  * requests go to software (fallback on) or fail saying when it is tried next (off); after it,
  * the engine serves, and the statistics count the failure and the recovery.
@@ -1132,6 +1180,7 @@ static Suite *provider_suite(void)
 	tcase_add_loop_test(tc, path_switch_midstream, 0, (int)HWOFF_ALG_COUNT);
 	tcase_add_loop_test(tc, kernel_fault, 0, 4);
 	tcase_add_loop_test(tc, kernel_fault_recovers, 0, 4);
+	tcase_add_loop_test(tc, one_request_per_update, 0, 2);
 	tcase_add_loop_test(tc, af_alg_refused, 0, 2);
 #else
 	tcase_add_test(tc, no_af_alg);
