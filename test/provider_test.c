@@ -995,9 +995,8 @@ START_TEST(one_request_per_update)
 	}
 	len = cipher_run(ref, _i, 1, key, iv, b.in, _i ? plain : padded, pieces, 4, b.ref);
 	before = path_counter(&e, pio, "requests");
-	ck_assert_uint_eq(cipher_run(hw, _i, 1, key, iv, b.in, _i ? plain : padded, pieces, 4,
-				     b.out),
-			  len);
+	ck_assert_uint_eq(
+		cipher_run(hw, _i, 1, key, iv, b.in, _i ? plain : padded, pieces, 4, b.out), len);
 	ck_assert_bytes_eq(alg->name, b.out, b.ref, len);
 	ck_assert_int_eq(path_counter(&e, pio, "requests") - before, 4 + 1);
 	EVP_CIPHER_free(hw);
