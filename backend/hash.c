@@ -35,8 +35,6 @@ static struct hwoff_hash *hash_alloc(const struct hwoff_alg *alg, const char *dr
 	h = calloc(1, sizeof(*h));
 	if (!h)
 		snprintf(err, err_len, "%s on %s: out of memory", alg->name, driver);
-	else
-		h->s.copy = HWOFF_COPY_DEFAULT;
 	return h;
 }
 
@@ -124,17 +122,6 @@ int hwoff_hash_update(struct hwoff_hash *h, const void *data, size_t len)
 	ret = own_sockets(h);
 	if (ret)
 		return (int)ret;
-	if (h->s.copy == HWOFF_COPY_SPLICE) {
-		ret = hwoff_afalg_splice(&h->s, data, len, true);
-		if (ret < 0) {
-			hwoff_afalg_drop_op(&h->s);
-			h->started = false;
-			h->lost = true;
-			return (int)ret;
-		}
-		h->started = true;
-		return 0;
-	}
 	/*
 	 * The kernel hashes the sent pages in place, 16 at a time, however large the update, and
 	 * stops only on an error. Since Linux 6.5 it then says how much it took before the failed
@@ -189,7 +176,7 @@ int hwoff_hash_finup(struct hwoff_hash *h, const void *data, size_t len, unsigne
 
 	if (ret)
 		return (int)ret;
-	if (!len || h->s.copy == HWOFF_COPY_SPLICE)
+	if (!len)
 		return hwoff_hash_update(h, data, len) ?: hwoff_hash_final(h, md, md_len);
 	ret = own_sockets(h);
 	if (ret)
@@ -229,8 +216,7 @@ int hwoff_hash_dup(struct hwoff_hash **out, struct hwoff_hash *h, char *err, siz
 		return -ENOMEM;
 	d->s = h->s;
 	d->s.error[0] = '\0';
-	d->s.op_fd = d->s.pipe_fds[0] = d->s.pipe_fds[1] = -1;
-	d->s.pipe_bytes = 0;
+	d->s.op_fd = -1;
 	/* its own descriptor of the same driver socket, for its own later resets */
 	d->s.tfm_fd = fcntl(h->s.tfm_fd, F_DUPFD_CLOEXEC, 0);
 	if (d->s.tfm_fd < 0)
@@ -246,11 +232,6 @@ int hwoff_hash_dup(struct hwoff_hash **out, struct hwoff_hash *h, char *err, siz
 	d->started = h->started;
 	*out = d;
 	return 0;
-}
-
-void hwoff_hash_set_copy(struct hwoff_hash *h, enum hwoff_copy copy)
-{
-	h->s.copy = copy;
 }
 
 const char *hwoff_hash_error(const struct hwoff_hash *h)

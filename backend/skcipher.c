@@ -91,7 +91,6 @@ int hwoff_skcipher_new(struct hwoff_skcipher **out, const struct hwoff_alg *alg,
 	}
 	memcpy(c->key, key, key_len);
 	c->key_len = key_len;
-	c->s.copy = HWOFF_COPY_DEFAULT;
 	ret = open_sockets(c, alg, driver);
 	if (ret) {
 		snprintf(err, err_len, "%s", c->s.error);
@@ -141,7 +140,7 @@ static int own_sockets(struct hwoff_skcipher *c)
 
 /* ALG_SET_OP always (the direction), ALG_SET_IV when the socket does not hold the IV yet. */
 static ssize_t send_request(struct hwoff_skcipher *c, bool encrypt, const unsigned char *in,
-			    size_t len, int flags)
+			    size_t len)
 {
 	union {
 		char buf[CMSG_SPACE(sizeof(__u32)) +
@@ -153,7 +152,7 @@ static ssize_t send_request(struct hwoff_skcipher *c, bool encrypt, const unsign
 		.msg_control = control.buf,
 		.msg_controllen = CMSG_SPACE(sizeof(__u32)),
 		.msg_iov = &iov,
-		.msg_iovlen = len ? 1 : 0,
+		.msg_iovlen = 1,
 	};
 	unsigned int iv_len = c->s.alg->iv_bytes;
 	struct cmsghdr *cmsg;
@@ -177,7 +176,8 @@ static ssize_t send_request(struct hwoff_skcipher *c, bool encrypt, const unsign
 		alg_iv->ivlen = iv_len;
 		memcpy(alg_iv->iv, c->iv, iv_len);
 	}
-	ret = sendmsg(c->s.op_fd, &msg, flags);
+	/* MSG_DONTWAIT: a full socket must fail, not wait for a reader that is this thread. */
+	ret = sendmsg(c->s.op_fd, &msg, MSG_DONTWAIT);
 	explicit_bzero(&control, sizeof(control));
 	return ret < 0 ? -errno : ret;
 }
@@ -247,21 +247,11 @@ static int crypt_chunk(struct hwoff_skcipher *c, bool encrypt, const unsigned ch
 	size_t done = 0;
 	ssize_t ret;
 
-	/* MSG_DONTWAIT: a full socket must fail, not wait for a reader that is this thread. */
-	if (c->s.copy == HWOFF_COPY_SPLICE) {
-		ret = send_request(c, encrypt, NULL, 0, MSG_MORE | MSG_DONTWAIT);
-		if (ret < 0)
-			return request_failed(c, (int)-ret, "sendmsg", len);
-		ret = hwoff_afalg_splice(&c->s, in, len, false);
-		if (ret < 0)
-			return (int)ret;
-	} else {
-		ret = send_request(c, encrypt, in, len, MSG_DONTWAIT);
-		if (ret < 0)
-			return request_failed(c, (int)-ret, "sendmsg", len);
-		if ((size_t)ret < len)
-			return request_failed(c, EAGAIN, "sendmsg", len);
-	}
+	ret = send_request(c, encrypt, in, len);
+	if (ret < 0)
+		return request_failed(c, (int)-ret, "sendmsg", len);
+	if ((size_t)ret < len)
+		return request_failed(c, EAGAIN, "sendmsg", len);
 	/* From here the socket holds the IV, chained by the driver. */
 	c->iv_in_kernel = true;
 	while (done < len) {
@@ -339,11 +329,6 @@ int hwoff_skcipher_get_iv(const struct hwoff_skcipher *c, unsigned char *iv, siz
 		return -EINVAL;
 	memcpy(iv, c->iv, c->s.alg->iv_bytes);
 	return 0;
-}
-
-void hwoff_skcipher_set_copy(struct hwoff_skcipher *c, enum hwoff_copy copy)
-{
-	c->s.copy = copy;
 }
 
 size_t hwoff_skcipher_chunk_bytes(const struct hwoff_skcipher *c)

@@ -1,16 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * transport.c - the AF_ALG socket layer under skcipher.c and hash.c: bind, key, accept,
- * splice, and the words for the kernel's errors.
+ * transport.c - the AF_ALG socket layer under skcipher.c and hash.c: bind, key, accept, and
+ * the words for the kernel's errors.
  */
-#define _GNU_SOURCE /* vmsplice, splice, F_SETPIPE_SZ, accept4 */
+#define _GNU_SOURCE /* accept4 */
 #include <errno.h>
-#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/uio.h>
 #include <unistd.h>
 
 #include <linux/if_alg.h>
@@ -44,7 +42,7 @@ int hwoff_afalg_bind(struct hwoff_afalg *s, const struct hwoff_alg *alg, const c
 	int error;
 
 	s->alg = alg;
-	s->tfm_fd = s->op_fd = s->pipe_fds[0] = s->pipe_fds[1] = -1;
+	s->tfm_fd = s->op_fd = -1;
 	s->pid = getpid();
 	s->error[0] = '\0';
 	snprintf(s->driver, sizeof(s->driver), "%s", driver);
@@ -99,9 +97,6 @@ static void close_fd(int *fd)
 void hwoff_afalg_drop_op(struct hwoff_afalg *s)
 {
 	close_fd(&s->op_fd);
-	close_fd(&s->pipe_fds[0]);
-	close_fd(&s->pipe_fds[1]);
-	s->pipe_bytes = 0;
 }
 
 void hwoff_afalg_close(struct hwoff_afalg *s)
@@ -113,60 +108,4 @@ void hwoff_afalg_close(struct hwoff_afalg *s)
 bool hwoff_afalg_forked(const struct hwoff_afalg *s)
 {
 	return s->pid != getpid();
-}
-
-/* The pipe for splice, as large as the socket takes at once (default pipes hold 16 pages). */
-static int open_pipe(struct hwoff_afalg *s)
-{
-	int sndbuf = 0;
-	socklen_t len = sizeof(sndbuf);
-	int size;
-
-	if (pipe2(s->pipe_fds, O_CLOEXEC))
-		return hwoff_afalg_fail(s, errno, "pipe for splice", NULL);
-	if (getsockopt(s->op_fd, SOL_SOCKET, SO_SNDBUF, &sndbuf, &len) == 0 && sndbuf > 0)
-		fcntl(s->pipe_fds[1], F_SETPIPE_SZ, sndbuf); /* else it stays at its default */
-	size = fcntl(s->pipe_fds[1], F_GETPIPE_SZ);
-	if (size <= 0)
-		return hwoff_afalg_fail(s, errno, "F_GETPIPE_SZ", NULL);
-	s->pipe_bytes = (size_t)size;
-	return 0;
-}
-
-ssize_t hwoff_afalg_splice(struct hwoff_afalg *s, const void *data, size_t len, bool more)
-{
-	const unsigned char *p = data;
-	size_t sent = 0;
-
-	int ret;
-
-	if (s->pipe_fds[0] < 0) {
-		ret = open_pipe(s);
-		if (ret)
-			return ret;
-	}
-	while (sent < len) {
-		size_t piece = len - sent < s->pipe_bytes ? len - sent : s->pipe_bytes;
-		struct iovec iov = { .iov_base = (void *)(p + sent), .iov_len = piece };
-		bool last = sent + piece == len && !more;
-		ssize_t in, out;
-
-		in = vmsplice(s->pipe_fds[1], &iov, 1, 0);
-		if (in <= 0)
-			return hwoff_afalg_fail(s, in ? errno : EPIPE, "vmsplice",
-						" (%zu bytes into the pipe)", piece);
-		out = splice(s->pipe_fds[0], NULL, s->op_fd, NULL, (size_t)in,
-			     last && (size_t)in == piece ? 0 : SPLICE_F_MORE);
-		if (out < 0)
-			return hwoff_afalg_fail(s, errno, "splice", " (%zd bytes to the socket)",
-						in);
-		if (out < in) {
-			/* The socket is full: what is left in the pipe would come first next time.
-			 */
-			return hwoff_afalg_fail(s, EAGAIN, "splice",
-						" (the socket took %zd of %zd bytes)", out, in);
-		}
-		sent += (size_t)out;
-	}
-	return (ssize_t)sent;
 }

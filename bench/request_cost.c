@@ -5,11 +5,10 @@
  * a guest.
  *
  *   request_cost [-n OPERATIONS] [-r ROUNDS] [-p PROBES] CASE...
- *	CASE is DRIVER:BYTES[:decrypt][:splice]: AES-128-CBC operations of BYTES through AF_ALG
- *	on the driver named, by the provider's own transport (backend/transport.c, one call of
- *	hwoff_skcipher_crypt() per operation: a sendmsg() or a splice() and a read() per kernel
- *	request of at most the socket buffer), encrypting unless :decrypt, copying the input into
- *	the socket unless :splice.
+ *	CASE is DRIVER:BYTES[:decrypt]: AES-128-CBC operations of BYTES through AF_ALG on the
+ *	driver named, by the provider's own transport (backend/transport.c, one call of
+ *	hwoff_skcipher_crypt() per operation: a sendmsg() and a read() per kernel request of at
+ *	most the socket buffer), encrypting unless :decrypt.
  *
  * One clock: user space reads CLOCK_MONOTONIC around each operation, the driver stamps every
  * skcipher request with ktime_get_ns(), the same clock (debugfs "requests": entry, the
@@ -105,7 +104,6 @@ struct bench_case {
 	char *driver;
 	size_t len;
 	bool decrypt;
-	bool splice;
 	bool engine; /* a hwoffload driver: the driver's records and the engine's counters */
 	struct hwoff_skcipher *ctx;
 	double *phase[PHASE_COUNT]; /* µs per operation; PHASE_BOUND filled in at the end */
@@ -344,15 +342,13 @@ static void parse_case(char *spec)
 	c->driver = strsep(&rest, ":");
 	bytes = strsep(&rest, ":");
 	if (!bytes)
-		die("a case is DRIVER:BYTES[:decrypt][:splice], not '%s'", spec);
+		die("a case is DRIVER:BYTES[:decrypt], not '%s'", spec);
 	c->len = strtoul(bytes, &tail, 0);
 	if (!c->len || c->len % 16 || *tail)
 		die("%s: the bytes are a multiple of 16, not '%s'", c->driver, bytes);
 	while ((opt = strsep(&rest, ":"))) {
 		if (!strcmp(opt, "decrypt"))
 			c->decrypt = true;
-		else if (!strcmp(opt, "splice"))
-			c->splice = true;
 		else
 			die("%s: unknown option '%s'", c->driver, opt);
 	}
@@ -364,8 +360,6 @@ static void parse_case(char *spec)
 		die("%s", err);
 	if (hwoff_skcipher_set_iv(c->ctx, iv, sizeof(iv)))
 		die("%s: cannot set the IV", c->driver);
-	if (c->splice)
-		hwoff_skcipher_set_copy(c->ctx, HWOFF_COPY_SPLICE);
 	k = (c->len + hwoff_skcipher_chunk_bytes(c->ctx) - 1) / hwoff_skcipher_chunk_bytes(c->ctx);
 	c->batch = MAX_RECS / k - 1 < MAX_BATCH ? MAX_RECS / k - 1 : MAX_BATCH;
 	if (c->batch < 1)
@@ -382,8 +376,8 @@ static void case_label(const struct bench_case *c, char *buf, size_t size)
 {
 	const char *dash = strstr(c->driver, "-aes-");
 
-	snprintf(buf, size, "%s %zu%s%s", dash ? dash + 5 : c->driver, c->len,
-		 c->decrypt ? " dec" : "", c->splice ? " spl" : "");
+	snprintf(buf, size, "%s %zu%s", dash ? dash + 5 : c->driver, c->len,
+		 c->decrypt ? " dec" : "");
 }
 
 static void print_tables(void)
@@ -452,7 +446,7 @@ static void print_tables(void)
 static void usage(void)
 {
 	fputs("usage: request_cost [-n OPERATIONS] [-r ROUNDS] [-p PROBES] "
-	      "DRIVER:BYTES[:decrypt][:splice]...\n",
+	      "DRIVER:BYTES[:decrypt]...\n",
 	      stderr);
 	exit(2);
 }

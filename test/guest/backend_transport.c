@@ -2,9 +2,8 @@
 /*
  * The backend's AF_ALG transport (backend/transport.h) against OpenSSL's default provider, in the
  * guest: the kernel's generic drivers always, and the bundled engine's drivers when /proc/crypto
- * has them (the run says which). Random sizes and splits, both copy modes, IV hand-over to and
- * from software, hash clones mid-stream, threads with a context each, fork, error messages. (The
- * sendmsg/splice speed comparison belongs to the calibration, not here.)
+ * has them (the run says which). Random sizes and splits, IV hand-over to and
+ * from software, hash clones mid-stream, threads with a context each, fork, error messages.
  */
 #include <check.h>
 #include <errno.h>
@@ -172,7 +171,6 @@ START_TEST(cipher_random)
 	test_rng_init(&rng, 0x1000 + (uint64_t)_i);
 	for (int i = 0; i < rounds; i++) {
 		size_t len = cipher_len(alg, &rng, i);
-		enum hwoff_copy copy = i % 2 ? HWOFF_COPY_SPLICE : HWOFF_COPY_SENDMSG;
 		struct hwoff_skcipher *sk;
 
 		test_rng_fill(&rng, key, sizeof(key));
@@ -181,7 +179,6 @@ START_TEST(cipher_random)
 		openssl_cipher(alg, 1, key, iv, pt, len, ct, want_iv);
 
 		sk = new_cipher(c, key);
-		hwoff_skcipher_set_copy(sk, copy);
 		if (alg->iv_bytes)
 			ck_assert_int_eq(hwoff_skcipher_set_iv(sk, iv, alg->iv_bytes), 0);
 		crypt_in_pieces(sk, &rng, true, pt, buf, len);
@@ -311,7 +308,6 @@ START_TEST(digest_random)
 		bool finup = (i / 2) % 2 && count;
 		int ret;
 
-		hwoff_hash_set_copy(h, i % 2 ? HWOFF_COPY_SPLICE : HWOFF_COPY_SENDMSG);
 		test_rng_fill(&rng, in, len);
 		openssl_digest(c->alg, in, len, want);
 		for (size_t k = 0; k < count - finup; k++) {
