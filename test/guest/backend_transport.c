@@ -657,8 +657,10 @@ int main(void)
 
 	find_cases();
 	if (missing_engine_row) {
-		fprintf(stderr, "%s: the engine's module is loaded, but discovery lists no tested PIO or DMA "
-			"driver of the engine for it\n", missing_engine_row);
+		fprintf(stderr,
+			"%s: the engine's module is loaded, but discovery lists no tested PIO or "
+			"DMA driver of the engine for it\n",
+			missing_engine_row);
 		return EXIT_FAILURE;
 	}
 	tcase_set_timeout(tc, 600);
