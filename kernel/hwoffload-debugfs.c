@@ -112,18 +112,18 @@ static int hwoffload_stats_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(hwoffload_stats);
 
-/* Bottom halves off (hwoffload_cipher_done). */
+/* From a request's caller (synchronous PIO) or, bottom halves off, from hwoffload_cipher_done. */
 void hwoffload_debugfs_log_request(struct hwoffload_dev *hw,
 				   const struct hwoffload_req_record *rec)
 {
 	struct hwoffload_req_log *log = &hw->req_log;
 	struct hwoffload_req_record *slot;
 
-	spin_lock(&log->lock);
+	spin_lock_bh(&log->lock);
 	slot = &log->records[log->seq % HWOFFLOAD_REQ_LOG];
 	*slot = *rec;
 	slot->seq = ++log->seq;
-	spin_unlock(&log->lock);
+	spin_unlock_bh(&log->lock);
 }
 
 static const char * const hwoffload_path_names[HWOFFLOAD_PATH_COUNT] = {
