@@ -167,7 +167,7 @@ struct hwoffload_slot {
  */
 struct hwoffload_req_times {
 	u64 enter;		/* encrypt() or decrypt() called */
-	u64 start;		/* the crypto_engine thread took the request, or its caller runs it */
+	u64 start;		/* the crypto_engine thread or its caller started it */
 	u64 doorbell;		/* the first doorbell rung for it */
 	u64 seen;		/* its last completion seen: PIO poll, DMA hard interrupt */
 	u64 thread;		/* DMA: the interrupt thread took the completion */
