@@ -146,6 +146,7 @@ static int hwoffload_skcipher_crypt(struct skcipher_request *req, bool decrypt)
 	rctx->decrypt = decrypt;
 	rctx->path = hwoffload_choose_path(hw, alg->path, alg->mode, req->cryptlen, false);
 	if (hwoffload_pio_sync(hw, skcipher_request_flags(req), rctx->path)) {
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_PIO_SYNC);
 		ret = hwoffload_skcipher_start(hw, req);
 		hwoffload_cipher_log(hw, req, ret);
 		hwoffload_dev_put(hw);

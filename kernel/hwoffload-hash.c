@@ -235,6 +235,7 @@ static int hwoffload_hash_enqueue(struct ahash_request *req, unsigned int src_le
 	rctx->path = hwoffload_choose_path(hw, alg->path, HWOFFLOAD_THRESHOLD_HASH(alg->hash),
 					   rctx->st.buflen + src_len, true);
 	if (hwoffload_pio_sync(hw, ahash_request_flags(req), rctx->path)) {
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_PIO_SYNC);
 		ret = hwoffload_hash_start(hw, req);
 		hwoffload_hash_end(req, ret);
 		hwoffload_dev_put(hw);
