@@ -265,7 +265,7 @@ struct hwoffload_dev {
 	unsigned long generation;	/* this binding's; the transforms attached keep it */
 	unsigned int sessions;		/* transforms attached, each a runtime PM reference */
 	atomic_t inflight;		/* requests between hwoffload_dev_get() and finalize */
-	/* requests handed to crypto_engine and not started yet (PIO done, DMA published) */
+	/* requests handed to crypto_engine that it has not run (PIO) or published (DMA) yet */
 	atomic_t queued;
 	bool unbound;			/* requests not started fail with -ENODEV */
 	struct dentry *debugfs;
