@@ -17,10 +17,11 @@
  * "noise" is the best round over the worst: how much the machine disturbed a cell.
  *
  * CPU time: "caller" is getrusage() of this process (user + sys), what the application pays.
- * PIO copies and polls in the crypto_engine kernel thread and DMA completes in the interrupt
- * thread, on nobody's account, so "system" is all busy time of /proc/stat: what the machine
- * pays, in % of one CPU. A TCG guest has no steal time: while the host is busy elsewhere, a
- * vCPU's wait for a host core counts as the time of whatever the guest was running.
+ * DMA completes in the interrupt thread, and PIO copies and polls in the crypto_engine kernel
+ * thread when it does not run in the caller (synchronous PIO), on nobody's account, so "system"
+ * is all busy time of /proc/stat: what the machine pays, in % of one CPU. A TCG guest has no
+ * steal time: while the host is busy elsewhere, a vCPU's wait for a host core counts as the
+ * time of whatever the guest was running.
  *
  * Runs in the guest as root (debugfs), with the hwoffload driver loaded (test/vm/run).
  */

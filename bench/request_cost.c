@@ -11,21 +11,23 @@
  *	most the socket buffer), encrypting unless :decrypt.
  *
  * One clock: user space reads CLOCK_MONOTONIC around each operation, the driver stamps every
- * skcipher request with ktime_get_ns(), the same clock (debugfs "requests": entry, the
- * crypto_engine thread, doorbell, completion seen, interrupt thread, finalize) with the
- * engine's own time for it (its busy counter, kernel/ENGINE.md section 8, read by the driver at
- * the doorbell and at the completion). So every operation splits into phases that add up to
- * its wall time:
+ * skcipher request with ktime_get_ns(), the same clock (debugfs "requests": entry, start in the
+ * crypto_engine thread or the caller, doorbell, completion seen, interrupt thread, finalize)
+ * with the engine's own time for it (its busy counter, kernel/ENGINE.md section 8, read by the
+ * driver at the doorbell and at the completion). So every operation splits into phases that add
+ * up to its wall time:
  *
  *   to driver     the call until the driver's encrypt(): sendmsg() (the copy in), recvmsg()
- *   hand-off      encrypt() until the crypto_engine thread takes the request
+ *   hand-off      encrypt() until the crypto_engine thread takes the request; a PIO request
+ *                 run in its caller (synchronous PIO) has almost none
  *   submit        until the doorbell: PIO copies into the FIFO, DMA maps and fills descriptors
  *   engine        the engine's own time for the request (its counter)
  *   delivery      doorbell to completion seen, less the engine's time: the doorbell reaching
  *                 the engine and its completion reaching the driver (poll or hard interrupt)
  *   irq thread    DMA: hard interrupt until the interrupt thread runs
  *   complete      completion seen until finalize: PIO copies out of the FIFO, DMA unmaps
- *   to caller     finalize until the call returns: the wake-up of the caller and the return
+ *   to caller     finalize until the call returns: the wake-up of the caller (none for
+ *                 synchronous PIO) and the return
  *   between       for operations of several kernel requests, from one's finalize to the next's
  *                 encrypt() (a return, the next sendmsg() and recvmsg())
  *

@@ -9,6 +9,11 @@
  * Above the generic C code (100), below AES-NI (400): x86 keeps AES-NI, the engine beats the C
  * code elsewhere. The thresholds are in sysfs on the device:
  * /sys/bus/pci/devices/DEVICE/hwoffload/threshold_{ecb,cbc,ctr}, in bytes.
+ *
+ * A PIO request whose caller may sleep runs in encrypt() and returns its result there when
+ * nothing waits in the crypto_engine queue (synchronous PIO, "Lifetime" in hwoffload.h); the
+ * others go through crypto_engine: PIO in its thread, DMA published there and finished by the
+ * interrupt.
  */
 #include <linux/module.h>
 
@@ -86,6 +91,38 @@ enum hwoffload_path hwoffload_choose_path(struct hwoffload_dev *hw, enum hwofflo
 	return pio ? HWOFFLOAD_PATH_PIO : HWOFFLOAD_PATH_DMA;
 }
 
+/* A request's times go to debugfs "requests", once the engine is done with it. */
+static void hwoffload_cipher_log(struct hwoffload_dev *hw, struct skcipher_request *req, int err)
+{
+	struct hwoffload_req_ctx *rctx = skcipher_request_ctx(req);
+	struct hwoffload_req_record rec = {
+		.times = rctx->times,
+		.len = req->cryptlen,
+		.path = rctx->path,
+		.decrypt = rctx->decrypt,
+		.err = err,
+	};
+
+	rec.times.done = ktime_get_ns();
+	hwoffload_debugfs_log_request(hw, &rec);
+}
+
+/*
+ * Start a request: PIO runs to the end, DMA is published (0) and the interrupt finishes it.
+ * Once the device is being unbound, a request not started fails.
+ */
+static int hwoffload_skcipher_start(struct hwoffload_dev *hw, struct skcipher_request *req)
+{
+	struct hwoffload_req_ctx *rctx = skcipher_request_ctx(req);
+
+	rctx->times.start = ktime_get_ns();
+	if (READ_ONCE(hw->unbound))
+		return -ENODEV;
+	if (rctx->path == HWOFFLOAD_PATH_DMA)
+		return hwoffload_dma_submit(hw, req);
+	return hwoffload_pio_crypt(hw, req);
+}
+
 static int hwoffload_skcipher_crypt(struct skcipher_request *req, bool decrypt)
 {
 	struct crypto_skcipher *tfm = crypto_skcipher_reqtfm(req);
@@ -108,11 +145,16 @@ static int hwoffload_skcipher_crypt(struct skcipher_request *req, bool decrypt)
 	rctx->hw = hw;
 	rctx->decrypt = decrypt;
 	rctx->path = hwoffload_choose_path(hw, alg->path, alg->mode, req->cryptlen, false);
-	ret = crypto_transfer_skcipher_request_to_engine(hw->engine, req);
-	/* -EBUSY: backlogged, still queued */
-	if (ret != -EINPROGRESS && ret != -EBUSY)
+	if (hwoffload_pio_sync(hw, skcipher_request_flags(req), rctx->path)) {
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_PIO_SYNC);
+		ret = hwoffload_skcipher_start(hw, req);
+		hwoffload_cipher_log(hw, req, ret);
 		hwoffload_dev_put(hw);
-	return ret;
+		return ret;
+	}
+	hwoffload_queue_enter(hw);
+	ret = crypto_transfer_skcipher_request_to_engine(hw->engine, req);
+	return hwoffload_queue_result(hw, ret);
 }
 
 static int hwoffload_skcipher_encrypt(struct skcipher_request *req)
@@ -126,48 +168,33 @@ static int hwoffload_skcipher_decrypt(struct skcipher_request *req)
 }
 
 /*
- * The engine is done with a request (by PIO, or by DMA from the interrupt), bottom halves off:
- * its times go to debugfs "requests", and the caller is told.
+ * The engine is done with a queued request (by PIO, or by DMA from the interrupt), bottom
+ * halves off: its times go to debugfs "requests", and the caller is told.
  */
 void hwoffload_cipher_done(struct hwoffload_dev *hw, struct skcipher_request *req, int err)
 {
-	struct hwoffload_req_ctx *rctx = skcipher_request_ctx(req);
-	struct hwoffload_req_record rec = {
-		.times = rctx->times,
-		.len = req->cryptlen,
-		.path = rctx->path,
-		.decrypt = rctx->decrypt,
-		.err = err,
-	};
-
-	rec.times.done = ktime_get_ns();
-	hwoffload_debugfs_log_request(hw, &rec);
+	hwoffload_cipher_log(hw, req, err);
 	crypto_finalize_skcipher_request(hw->engine, req, err);
 	hwoffload_dev_put(hw);
 }
 
 /*
  * In the crypto_engine thread. PIO runs to the end here; DMA is published and completed by
- * the interrupt, so the engine goes on to the next request meanwhile (retry_support). Once the
- * device is being unbound, what is still queued fails.
+ * the interrupt, so the engine goes on to the next request meanwhile (retry_support).
  */
 static int hwoffload_skcipher_do_one(struct crypto_engine *engine, void *areq)
 {
 	struct skcipher_request *req = container_of(areq, struct skcipher_request, base);
 	struct hwoffload_req_ctx *rctx = skcipher_request_ctx(req);
 	struct hwoffload_dev *hw = rctx->hw;
+	bool dma = rctx->path == HWOFFLOAD_PATH_DMA;
 	int err;
 
-	rctx->times.start = ktime_get_ns();
-	if (READ_ONCE(hw->unbound)) {
-		err = -ENODEV;
-	} else if (rctx->path == HWOFFLOAD_PATH_DMA) {
-		err = hwoffload_dma_submit(hw, req);
-		if (!err)
-			return 0;
-	} else {
-		err = hwoffload_pio_crypt(hw, req);
-	}
+	err = hwoffload_skcipher_start(hw, req);
+	hwoffload_queue_leave(hw);
+	/* published: the request may be finalized already */
+	if (dma && !err)
+		return 0;
 	local_bh_disable();
 	hwoffload_cipher_done(hw, req, err);
 	local_bh_enable();

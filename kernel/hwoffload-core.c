@@ -293,3 +293,44 @@ void hwoffload_dev_put(struct hwoffload_dev *hw)
 	if (atomic_dec_and_test(&hw->inflight))
 		wake_up_var(&hw->inflight);
 }
+
+/*
+ * Whether a request on @path may run in its caller (synchronous PIO, "Lifetime" in
+ * hwoffload.h): PIO takes hw_lock and may sleep polling, and a request handed to crypto_engine
+ * before it starts first, as in the queue (a caller may chain requests through one IV buffer
+ * without waiting for each).
+ */
+bool hwoffload_pio_sync(struct hwoffload_dev *hw, u32 req_flags, enum hwoffload_path path)
+{
+	/* acquire: what the last queued request wrote (its IV out) before it left the count */
+	return path == HWOFFLOAD_PATH_PIO && (req_flags & CRYPTO_TFM_REQ_MAY_SLEEP) &&
+	       !atomic_read_acquire(&hw->queued);
+}
+
+/* A request of @hw is about to be handed to crypto_engine: queued until it starts. */
+void hwoffload_queue_enter(struct hwoffload_dev *hw)
+{
+	atomic_inc(&hw->queued);
+}
+
+/*
+ * The hand-off's result @ret, returned: -EINPROGRESS, or -EBUSY (backlogged), and the request
+ * is queued; any other and it is neither queued nor in flight.
+ */
+int hwoffload_queue_result(struct hwoffload_dev *hw, int ret)
+{
+	if (ret != -EINPROGRESS && ret != -EBUSY) {
+		hwoffload_queue_leave(hw);
+		hwoffload_dev_put(hw);
+	}
+	return ret;
+}
+
+/*
+ * A queued request has started (PIO done, DMA published) or failed to: requests after it may
+ * run in their callers again.
+ */
+void hwoffload_queue_leave(struct hwoffload_dev *hw)
+{
+	atomic_dec_return_release(&hw->queued);
+}

@@ -5,7 +5,8 @@
  *   stats		"name: value" lines: the driver's counters, then the engine's own
  *			(engine_*, never reset). pio_* and dma_* requests and bytes are AES,
  *			hash_* the hashes; errors, timeouts, bounces, descriptors, interrupts
- *			and chains count both units. hash_buffered counts the updates kept
+ *			and chains count both units. pio_sync counts the PIO requests, AES
+ *			and hash, run in their caller. hash_buffered counts the updates kept
  *			whole in the request (less than a block: the engine never sees them
  *			alone). dma_chains counts completion passes that
  *			finished requests, dma_chained_requests the requests they finished,
@@ -44,6 +45,7 @@ static const char * const hwoffload_stat_names[HWOFFLOAD_STAT_COUNT] = {
 	[HWOFFLOAD_STAT_PIO_CHUNKS] = "pio_chunks",
 	[HWOFFLOAD_STAT_PIO_ERRORS] = "pio_errors",
 	[HWOFFLOAD_STAT_PIO_TIMEOUTS] = "pio_timeouts",
+	[HWOFFLOAD_STAT_PIO_SYNC] = "pio_sync",
 	[HWOFFLOAD_STAT_DMA_REQUESTS] = "dma_requests",
 	[HWOFFLOAD_STAT_DMA_BYTES] = "dma_bytes",
 	[HWOFFLOAD_STAT_DMA_DESCS] = "dma_descs",
@@ -112,18 +114,18 @@ static int hwoffload_stats_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(hwoffload_stats);
 
-/* Bottom halves off (hwoffload_cipher_done). */
+/* From a request's caller (synchronous PIO) or, bottom halves off, from hwoffload_cipher_done. */
 void hwoffload_debugfs_log_request(struct hwoffload_dev *hw,
 				   const struct hwoffload_req_record *rec)
 {
 	struct hwoffload_req_log *log = &hw->req_log;
 	struct hwoffload_req_record *slot;
 
-	spin_lock(&log->lock);
+	spin_lock_bh(&log->lock);
 	slot = &log->records[log->seq % HWOFFLOAD_REQ_LOG];
 	*slot = *rec;
 	slot->seq = ++log->seq;
-	spin_unlock(&log->lock);
+	spin_unlock_bh(&log->lock);
 }
 
 static const char * const hwoffload_path_names[HWOFFLOAD_PATH_COUNT] = {

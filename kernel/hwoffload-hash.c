@@ -26,6 +26,10 @@
  * export() is a copy of the request context's struct hwoffload_hash_state. Updates that leave at
  * most a block (with what is buffered) stay in the request, as omap-sham and CESA do; only
  * whole blocks go to the engine before the final request, whose partial block the engine pads.
+ *
+ * A PIO request whose caller may sleep runs in update/final/finup/digest when nothing waits in
+ * the crypto_engine queue, as the skciphers' do (hwoffload-cipher.c); AF_ALG's hash sockets do
+ * not say their caller may sleep, so theirs go through crypto_engine.
  */
 #include <crypto/hmac.h>
 #include <crypto/md5.h>
@@ -136,12 +140,11 @@ void hwoffload_hash_copy(struct ahash_request *req, void *buf, unsigned int off,
 }
 
 /*
- * The engine is done with a request (by PIO, or by DMA from the interrupt thread), bottom
- * halves off. On success the engine's length and state are in st already: the update's tail
- * becomes the buffer, or the digest goes out. On failure st is as before the request (the
- * engine writes nothing back), so the stream is intact.
+ * The engine is done with a request. On success the engine's length and state are in st
+ * already: the update's tail becomes the buffer, or the digest goes out. On failure st is as
+ * before the request (the engine writes nothing back), so the stream is intact.
  */
-void hwoffload_hash_done(struct hwoffload_dev *hw, struct ahash_request *req, int err)
+static void hwoffload_hash_end(struct ahash_request *req, int err)
 {
 	struct hwoffload_hash_req_ctx *rctx = ahash_request_ctx(req);
 
@@ -158,8 +161,32 @@ void hwoffload_hash_done(struct hwoffload_dev *hw, struct ahash_request *req, in
 			rctx->st.buflen = rctx->keep;
 		}
 	}
+}
+
+/*
+ * The engine is done with a queued request (by PIO, or by DMA from the interrupt thread),
+ * bottom halves off: the caller is told.
+ */
+void hwoffload_hash_done(struct hwoffload_dev *hw, struct ahash_request *req, int err)
+{
+	hwoffload_hash_end(req, err);
 	crypto_finalize_hash_request(hw->engine, req, err);
 	hwoffload_dev_put(hw);
+}
+
+/*
+ * Start a request, as hwoffload_skcipher_start(): PIO runs to the end, DMA is published (0)
+ * and the interrupt finishes it; once the device is being unbound, it fails.
+ */
+static int hwoffload_hash_start(struct hwoffload_dev *hw, struct ahash_request *req)
+{
+	struct hwoffload_hash_req_ctx *rctx = ahash_request_ctx(req);
+
+	if (READ_ONCE(hw->unbound))
+		return -ENODEV;
+	if (rctx->path == HWOFFLOAD_PATH_DMA)
+		return hwoffload_dma_submit_hash(hw, req);
+	return hwoffload_pio_hash(hw, req);
 }
 
 /* The device of the request's transform (hwoffload_dev_get), or NULL. */
@@ -207,11 +234,16 @@ static int hwoffload_hash_enqueue(struct ahash_request *req, unsigned int src_le
 	rctx->keep = keep;
 	rctx->path = hwoffload_choose_path(hw, alg->path, HWOFFLOAD_THRESHOLD_HASH(alg->hash),
 					   rctx->st.buflen + src_len, true);
-	ret = crypto_transfer_hash_request_to_engine(hw->engine, req);
-	/* -EBUSY: backlogged, still queued */
-	if (ret != -EINPROGRESS && ret != -EBUSY)
+	if (hwoffload_pio_sync(hw, ahash_request_flags(req), rctx->path)) {
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_PIO_SYNC);
+		ret = hwoffload_hash_start(hw, req);
+		hwoffload_hash_end(req, ret);
 		hwoffload_dev_put(hw);
-	return ret;
+		return ret;
+	}
+	hwoffload_queue_enter(hw);
+	ret = crypto_transfer_hash_request_to_engine(hw->engine, req);
+	return hwoffload_queue_result(hw, ret);
 }
 
 static int hwoffload_hash_update(struct ahash_request *req)
@@ -337,17 +369,14 @@ static int hwoffload_hash_do_one(struct crypto_engine *engine, void *areq)
 	struct ahash_request *req = container_of(areq, struct ahash_request, base);
 	struct hwoffload_hash_req_ctx *rctx = ahash_request_ctx(req);
 	struct hwoffload_dev *hw = rctx->hw;
+	bool dma = rctx->path == HWOFFLOAD_PATH_DMA;
 	int err;
 
-	if (READ_ONCE(hw->unbound)) {
-		err = -ENODEV;
-	} else if (rctx->path == HWOFFLOAD_PATH_DMA) {
-		err = hwoffload_dma_submit_hash(hw, req);
-		if (!err)
-			return 0;
-	} else {
-		err = hwoffload_pio_hash(hw, req);
-	}
+	err = hwoffload_hash_start(hw, req);
+	hwoffload_queue_leave(hw);
+	/* published: the request may be finalized already */
+	if (dma && !err)
+		return 0;
 	local_bh_disable();
 	hwoffload_hash_done(hw, req, err);
 	local_bh_enable();

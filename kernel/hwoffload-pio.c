@@ -3,7 +3,8 @@
  * hwoffload PIO path (ENGINE.md section 5), like omap-sham's xmit_cpu: the CPU copies up to a
  * FIFO of data into BAR2, rings, polls PIO_DONE_SEQ and copies the result out. CBC and CTR
  * chain from one FIFO load to the next through the IV the engine keeps. This runs in the
- * crypto_engine thread, so a long wait may sleep between polls.
+ * crypto_engine thread or in a caller that may sleep (synchronous PIO), so a long wait may
+ * sleep between polls.
  */
 #include <linux/iopoll.h>
 #include <linux/scatterlist.h>

@@ -23,6 +23,15 @@
  * crypto_engine queue fail with -ENODEV when the engine thread reaches them, and those already
  * on the engine finish (or time out and fail); it waits for the count of requests in flight
  * to drop to zero before the crypto_engine, interrupt and device are freed.
+ *
+ * Synchronous PIO: a PIO request whose caller may sleep (CRYPTO_TFM_REQ_MAY_SLEEP, as AF_ALG's
+ * skcipher requests) runs to the end in encrypt() or the hash's update/final, which returns its
+ * result, when no request handed to crypto_engine waits to start (hwoffload_pio_sync): this
+ * saves the hand-off to the crypto_engine thread and the caller's wake-up, most of a short
+ * request's time. It holds the device as a queued request does, fails with -ENODEV the same
+ * way once the unbind has begun, and waits for hw_lock as the crypto_engine thread would.
+ * Other requests (DMA, a caller that may not sleep, or one that would overtake a queued
+ * request) go through crypto_engine as before, so requests still start in the order they came.
  */
 #ifndef HWOFFLOAD_H
 #define HWOFFLOAD_H
@@ -94,6 +103,7 @@ enum hwoffload_stat {
 	HWOFFLOAD_STAT_PIO_CHUNKS,
 	HWOFFLOAD_STAT_PIO_ERRORS,
 	HWOFFLOAD_STAT_PIO_TIMEOUTS,
+	HWOFFLOAD_STAT_PIO_SYNC,
 	HWOFFLOAD_STAT_DMA_REQUESTS,
 	HWOFFLOAD_STAT_DMA_BYTES,
 	HWOFFLOAD_STAT_DMA_DESCS,
@@ -158,7 +168,7 @@ struct hwoffload_slot {
  */
 struct hwoffload_req_times {
 	u64 enter;		/* encrypt() or decrypt() called */
-	u64 start;		/* the crypto_engine thread took the request */
+	u64 start;		/* the crypto_engine thread or its caller started it */
 	u64 doorbell;		/* the first doorbell rung for it */
 	u64 seen;		/* its last completion seen: PIO poll, DMA hard interrupt */
 	u64 thread;		/* DMA: the interrupt thread took the completion */
@@ -255,6 +265,8 @@ struct hwoffload_dev {
 	unsigned long generation;	/* this binding's; the transforms attached keep it */
 	unsigned int sessions;		/* transforms attached, each a runtime PM reference */
 	atomic_t inflight;		/* requests between hwoffload_dev_get() and finalize */
+	/* requests handed to crypto_engine that it has not run (PIO) or published (DMA) yet */
+	atomic_t queued;
 	bool unbound;			/* requests not started fail with -ENODEV */
 	struct dentry *debugfs;
 	struct hwoffload_req_log req_log;
@@ -409,6 +421,10 @@ int hwoffload_tfm_attach(unsigned long *generation, u32 caps);
 void hwoffload_tfm_detach(unsigned long generation);
 struct hwoffload_dev *hwoffload_dev_get(unsigned long generation);
 void hwoffload_dev_put(struct hwoffload_dev *hw);
+bool hwoffload_pio_sync(struct hwoffload_dev *hw, u32 req_flags, enum hwoffload_path path);
+void hwoffload_queue_enter(struct hwoffload_dev *hw);
+int hwoffload_queue_result(struct hwoffload_dev *hw, int ret);
+void hwoffload_queue_leave(struct hwoffload_dev *hw);
 
 /* hwoffload-cipher.c */
 extern const struct attribute_group *hwoffload_attr_groups[];
