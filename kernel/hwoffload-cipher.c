@@ -150,7 +150,7 @@ static int hwoffload_skcipher_crypt(struct skcipher_request *req, bool decrypt)
 		ret = hwoffload_skcipher_start(hw, req);
 		/* published: hwoffload_cipher_done() logs it */
 		if (rctx->path == HWOFFLOAD_PATH_DMA && !ret)
-			ret = hwoffload_dma_wait(hw, &rctx->dma, req->cryptlen);
+			ret = hwoffload_dma_wait(&rctx->dma);
 		else
 			hwoffload_cipher_log(hw, req, ret);
 		hwoffload_dev_put(hw);

@@ -21,7 +21,6 @@
  * one interrupt completes all of them.
  */
 #include <linux/dma-mapping.h>
-#include <linux/math64.h>
 #include <linux/scatterlist.h>
 
 #include "hwoffload.h"
@@ -461,46 +460,13 @@ int hwoffload_dma_submit(struct hwoffload_dev *hw, struct skcipher_request *req)
 }
 
 /*
- * How long a caller polls for its request of @len bytes before it sleeps on the interrupt: the
- * engine's time for it (ENGINE.md section 10: the timing model in effect, or the rate its busy
- * counter shows so far if slower, as the native profile's model is 0) and a margin for the
- * doorbell to reach the engine.
+ * A synchronous request (hwoffload.h, "Synchronous requests"), published by its caller: wait
+ * until the interrupt thread or the timeout work completes it. Not interruptible: the engine
+ * may write into the caller's pages until then, and the timeout bounds the wait. Returns the
+ * request's result.
  */
-#define HWOFFLOAD_DMA_POLL_MARGIN_NS 20000
-
-static u64 hwoffload_dma_poll_ns(struct hwoffload_dev *hw, unsigned int len)
+int hwoffload_dma_wait(struct hwoffload_dma_req *dreq)
 {
-	u64 bytes = hwoffload_read64(hw, HWE_REG_CNT_DMA_BYTES);
-	u64 ps_per_byte = hwoffload_read(hw, HWE_REG_DMA_PS_PER_BYTE);
-
-	if (bytes)
-		ps_per_byte = max(ps_per_byte,
-				  mul_u64_u64_div_u64(hwoffload_read64(hw, HWE_REG_CNT_DMA_BUSY_NS),
-						      1000, bytes));
-	return hwoffload_read(hw, HWE_REG_DMA_SETUP_NS) + div_u64(len * ps_per_byte, 1000) +
-	       HWOFFLOAD_DMA_POLL_MARGIN_NS;
-}
-
-/*
- * A synchronous request (hwoffload.h, "Synchronous requests") of @len bytes, published by its
- * caller: poll CUR for about the engine's time for it and complete what it finished without
- * the interrupt (most of a round trip here), else sleep until the interrupt thread or the
- * timeout work completes it. Not interruptible: the engine may write into the caller's pages
- * until then, and the timeout bounds the wait. Returns the request's result.
- */
-int hwoffload_dma_wait(struct hwoffload_dev *hw, struct hwoffload_dma_req *dreq, unsigned int len)
-{
-	u64 until = ktime_get_ns() + hwoffload_dma_poll_ns(hw, len);
-	u32 end = dreq->first_desc + dreq->ndesc;
-
-	do {
-		if ((s32)(hwoffload_read(hw, HWE_REG_RING_CUR) - end) >= 0) {
-			hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_POLLED);
-			hwoffload_dma_complete(hw, false, 0);
-			break;
-		}
-		cpu_relax();
-	} while (!need_resched() && ktime_get_ns() < until);
 	wait_for_completion(&dreq->done);
 	return dreq->err;
 }

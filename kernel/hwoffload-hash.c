@@ -228,8 +228,6 @@ static int hwoffload_hash_enqueue(struct ahash_request *req, unsigned int src_le
 	struct hwoffload_hash_req_ctx *rctx = ahash_request_ctx(req);
 	struct hwoffload_hash_alg *alg = hwoffload_hash_req_alg(req);
 	struct hwoffload_dev *hw = hwoffload_hash_dev_get(req);
-	/* the bytes hashed; st.buflen changes once a published request completes */
-	unsigned int len = rctx->st.buflen + src_len;
 	int ret;
 
 	if (!hw)
@@ -240,14 +238,14 @@ static int hwoffload_hash_enqueue(struct ahash_request *req, unsigned int src_le
 	rctx->hmac_final = final && alg->hmac;
 	rctx->src_len = src_len;
 	rctx->keep = keep;
-	rctx->path = hwoffload_choose_path(hw, alg->path, HWOFFLOAD_THRESHOLD_HASH(alg->hash), len,
-					   true);
+	rctx->path = hwoffload_choose_path(hw, alg->path, HWOFFLOAD_THRESHOLD_HASH(alg->hash),
+					   rctx->st.buflen + src_len, true);
 	rctx->dma.sync = hwoffload_run_sync(hw, &req->base, rctx->path);
 	if (rctx->dma.sync) {
 		ret = hwoffload_hash_start(hw, req);
 		/* published: hwoffload_hash_done() ends it */
 		if (rctx->path == HWOFFLOAD_PATH_DMA && !ret)
-			ret = hwoffload_dma_wait(hw, &rctx->dma, len);
+			ret = hwoffload_dma_wait(&rctx->dma);
 		else
 			hwoffload_hash_end(req, ret);
 		hwoffload_dev_put(hw);

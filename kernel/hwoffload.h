@@ -28,9 +28,9 @@
  * runs in encrypt() or the hash's update/final, which returns its result, when no request
  * handed to crypto_engine waits to start (hwoffload_run_sync): this saves the hand-off to the
  * crypto_engine thread and the caller's wake-up by crypto_engine. PIO runs to the end there.
- * DMA is mapped and published there, and the caller waits for its completion: it polls the
- * ring's CUR for about the engine's time for the job, then sleeps until the interrupt thread
- * (or the timeout work) completes it (hwoffload_dma_wait). DMA goes so only for a caller that
+ * DMA is mapped and published there, and the caller sleeps until the interrupt thread (or the
+ * timeout work) completes it (hwoffload_dma_wait): polling CUR first was measured no faster
+ * (README, "What is measured"). DMA goes so only for a caller that
  * waits for the result anyway (crypto_req_done, as AF_ALG's recvmsg without AIO): an AIO batch
  * still goes through crypto_engine, so its requests chain into one walk. A synchronous request
  * holds the device as a queued request does, fails with -ENODEV the same way once the unbind
@@ -126,7 +126,6 @@ enum hwoffload_stat {
 	HWOFFLOAD_STAT_DMA_CHAIN_MAX,
 	HWOFFLOAD_STAT_DMA_LATE_COMPLETIONS,
 	HWOFFLOAD_STAT_DMA_SYNC,
-	HWOFFLOAD_STAT_DMA_POLLED,
 	HWOFFLOAD_STAT_AUTO_PIO,
 	HWOFFLOAD_STAT_AUTO_DMA,
 	HWOFFLOAD_STAT_HASH_PIO_REQUESTS,
@@ -465,7 +464,7 @@ int hwoffload_pio_probe(struct hwoffload_dev *hw, struct hwoffload_req_times *t)
 int hwoffload_ring_init(struct hwoffload_dev *hw);
 int hwoffload_dma_submit(struct hwoffload_dev *hw, struct skcipher_request *req);
 int hwoffload_dma_submit_hash(struct hwoffload_dev *hw, struct ahash_request *req);
-int hwoffload_dma_wait(struct hwoffload_dev *hw, struct hwoffload_dma_req *dreq, unsigned int len);
+int hwoffload_dma_wait(struct hwoffload_dma_req *dreq);
 unsigned int hwoffload_dma_complete(struct hwoffload_dev *hw, bool all, u64 seen_ns);
 int hwoffload_dma_probe(struct hwoffload_dev *hw, struct hwoffload_req_times *t);
 void hwoffload_dma_timeout_work(struct work_struct *work);
