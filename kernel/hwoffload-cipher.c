@@ -10,10 +10,10 @@
  * code elsewhere. The thresholds are in sysfs on the device:
  * /sys/bus/pci/devices/DEVICE/hwoffload/threshold_{ecb,cbc,ctr}, in bytes.
  *
- * A PIO request whose caller may sleep runs in encrypt() and returns its result there when
- * nothing waits in the crypto_engine queue (synchronous PIO, "Lifetime" in hwoffload.h); the
- * others go through crypto_engine: PIO in its thread, DMA published there and finished by the
- * interrupt.
+ * A request whose caller may sleep runs in encrypt() and returns its result there when nothing
+ * waits in the crypto_engine queue ("Synchronous requests" in hwoffload.h): PIO to the end, DMA
+ * published there and waited for. The others go through crypto_engine: PIO in its thread, DMA
+ * published there and finished by the interrupt.
  */
 #include <linux/module.h>
 
@@ -145,10 +145,14 @@ static int hwoffload_skcipher_crypt(struct skcipher_request *req, bool decrypt)
 	rctx->hw = hw;
 	rctx->decrypt = decrypt;
 	rctx->path = hwoffload_choose_path(hw, alg->path, alg->mode, req->cryptlen, false);
-	if (hwoffload_pio_sync(hw, skcipher_request_flags(req), rctx->path)) {
-		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_PIO_SYNC);
+	rctx->dma.sync = hwoffload_run_sync(hw, &req->base, rctx->path);
+	if (rctx->dma.sync) {
 		ret = hwoffload_skcipher_start(hw, req);
-		hwoffload_cipher_log(hw, req, ret);
+		/* published: hwoffload_cipher_done() logs it */
+		if (rctx->path == HWOFFLOAD_PATH_DMA && !ret)
+			ret = hwoffload_dma_wait(&rctx->dma);
+		else
+			hwoffload_cipher_log(hw, req, ret);
 		hwoffload_dev_put(hw);
 		return ret;
 	}
@@ -168,12 +172,19 @@ static int hwoffload_skcipher_decrypt(struct skcipher_request *req)
 }
 
 /*
- * The engine is done with a queued request (by PIO, or by DMA from the interrupt), bottom
- * halves off: its times go to debugfs "requests", and the caller is told.
+ * The engine is done with a queued request (by PIO, or by DMA from the interrupt) or a
+ * synchronous DMA request, bottom halves off: its times go to debugfs "requests", and the
+ * caller is told (a synchronous one returns the result and puts the device itself).
  */
 void hwoffload_cipher_done(struct hwoffload_dev *hw, struct skcipher_request *req, int err)
 {
+	struct hwoffload_req_ctx *rctx = skcipher_request_ctx(req);
+
 	hwoffload_cipher_log(hw, req, err);
+	if (rctx->dma.sync) {
+		complete(&rctx->dma.done);
+		return;
+	}
 	crypto_finalize_skcipher_request(hw->engine, req, err);
 	hwoffload_dev_put(hw);
 }

@@ -295,16 +295,24 @@ void hwoffload_dev_put(struct hwoffload_dev *hw)
 }
 
 /*
- * Whether a request on @path may run in its caller (synchronous PIO, "Lifetime" in
- * hwoffload.h): PIO takes hw_lock and may sleep polling, and a request handed to crypto_engine
- * before it starts first, as in the queue (a caller may chain requests through one IV buffer
- * without waiting for each).
+ * Whether a request on @path runs in its caller (hwoffload.h, "Synchronous requests"), counted
+ * in pio_sync or dma_sync: both take hw_lock and may sleep, and a request handed to
+ * crypto_engine before it starts first, as in the queue (a caller may chain requests through
+ * one IV buffer without waiting for each). DMA also needs a caller that waits for the result
+ * anyway: an AIO batch is published from the queue, where its requests chain into one walk.
  */
-bool hwoffload_pio_sync(struct hwoffload_dev *hw, u32 req_flags, enum hwoffload_path path)
+bool hwoffload_run_sync(struct hwoffload_dev *hw, struct crypto_async_request *base,
+			enum hwoffload_path path)
 {
+	bool dma = path == HWOFFLOAD_PATH_DMA;
+
+	if (!(base->flags & CRYPTO_TFM_REQ_MAY_SLEEP) || (dma && base->complete != crypto_req_done))
+		return false;
 	/* acquire: what the last queued request wrote (its IV out) before it left the count */
-	return path == HWOFFLOAD_PATH_PIO && (req_flags & CRYPTO_TFM_REQ_MAY_SLEEP) &&
-	       !atomic_read_acquire(&hw->queued);
+	if (atomic_read_acquire(&hw->queued))
+		return false;
+	hwoffload_stat_inc(hw, dma ? HWOFFLOAD_STAT_DMA_SYNC : HWOFFLOAD_STAT_PIO_SYNC);
+	return true;
 }
 
 /* A request of @hw is about to be handed to crypto_engine: queued until it starts. */

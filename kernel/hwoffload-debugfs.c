@@ -5,10 +5,10 @@
  *   stats		"name: value" lines: the driver's counters, then the engine's own
  *			(engine_*, never reset). pio_* and dma_* requests and bytes are AES,
  *			hash_* the hashes; errors, timeouts, bounces, descriptors, interrupts
- *			and chains count both units. pio_sync counts the PIO requests, AES
- *			and hash, run in their caller. hash_buffered counts the updates kept
- *			whole in the request (less than a block: the engine never sees them
- *			alone). dma_chains counts completion passes that
+ *			and chains count both units. pio_sync and dma_sync count the
+ *			requests, AES and hash, run in their caller. hash_buffered counts
+ *			the updates kept whole in the request (less than a block: the engine
+ *			never sees them alone). dma_chains counts completion passes that
  *			finished requests, dma_chained_requests the requests they finished,
  *			dma_chain_max the most in one pass; dma_late_completions the requests
  *			the timeout found finished (a lost interrupt).
@@ -62,6 +62,7 @@ static const char * const hwoffload_stat_names[HWOFFLOAD_STAT_COUNT] = {
 	[HWOFFLOAD_STAT_DMA_CHAINED_REQUESTS] = "dma_chained_requests",
 	[HWOFFLOAD_STAT_DMA_CHAIN_MAX] = "dma_chain_max",
 	[HWOFFLOAD_STAT_DMA_LATE_COMPLETIONS] = "dma_late_completions",
+	[HWOFFLOAD_STAT_DMA_SYNC] = "dma_sync",
 	[HWOFFLOAD_STAT_AUTO_PIO] = "auto_pio",
 	[HWOFFLOAD_STAT_AUTO_DMA] = "auto_dma",
 	[HWOFFLOAD_STAT_HASH_PIO_REQUESTS] = "hash_pio_requests",

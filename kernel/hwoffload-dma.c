@@ -41,7 +41,7 @@ static dma_addr_t hwoffload_ring_slot_dma(struct hwoffload_ring *ring, u32 index
 	       (index & (HWOFFLOAD_RING_ENTRIES - 1)) * sizeof(struct hwoffload_slot);
 }
 
-/* Free descriptors; only the engine thread publishes, so this only grows behind its back. */
+/* Free descriptors; only a holder of hw_lock publishes, so this only grows behind its back. */
 static u32 hwoffload_ring_space(struct hwoffload_ring *ring)
 {
 	return HWOFFLOAD_RING_ENTRIES - (READ_ONCE(ring->head) - READ_ONCE(ring->tail));
@@ -330,6 +330,8 @@ static void hwoffload_ring_publish(struct hwoffload_dev *hw, struct hwoffload_dm
 	hwoffload_ring_desc(ring, end - 1)->flags |= cpu_to_le32(HWE_DESC_END_OF_REQ);
 	dreq->ndesc = end - dreq->first_desc;
 	dreq->deadline = jiffies + msecs_to_jiffies(hwoffload_timeout_ms);
+	if (dreq->sync)
+		init_completion(&dreq->done);
 	/* now: once HEAD moves, a walk in progress may finish the request and its owner free it */
 	hwoffload_stat_add(hw, HWOFFLOAD_STAT_DMA_DESCS, dreq->ndesc);
 	spin_lock_bh(&ring->lock);
@@ -455,6 +457,18 @@ int hwoffload_dma_submit(struct hwoffload_dev *hw, struct skcipher_request *req)
 	hwoffload_ring_publish(hw, &rctx->dma, index);
 	mutex_unlock(&hw->hw_lock);
 	return 0;
+}
+
+/*
+ * A synchronous request (hwoffload.h, "Synchronous requests"), published by its caller: wait
+ * until the interrupt thread or the timeout work completes it. Not interruptible: the engine
+ * may write into the caller's pages until then, and the timeout bounds the wait. Returns the
+ * request's result.
+ */
+int hwoffload_dma_wait(struct hwoffload_dma_req *dreq)
+{
+	wait_for_completion(&dreq->done);
+	return dreq->err;
 }
 
 /* debugfs "roundtrip": an empty request, and the completion its interrupt brings. */

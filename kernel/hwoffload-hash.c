@@ -164,12 +164,18 @@ static void hwoffload_hash_end(struct ahash_request *req, int err)
 }
 
 /*
- * The engine is done with a queued request (by PIO, or by DMA from the interrupt thread),
- * bottom halves off: the caller is told.
+ * The engine is done with a queued request (by PIO, or by DMA from the interrupt thread) or a
+ * synchronous DMA request, bottom halves off: the caller is told, as hwoffload_cipher_done().
  */
 void hwoffload_hash_done(struct hwoffload_dev *hw, struct ahash_request *req, int err)
 {
+	struct hwoffload_hash_req_ctx *rctx = ahash_request_ctx(req);
+
 	hwoffload_hash_end(req, err);
+	if (rctx->dma.sync) {
+		complete(&rctx->dma.done);
+		return;
+	}
 	crypto_finalize_hash_request(hw->engine, req, err);
 	hwoffload_dev_put(hw);
 }
@@ -234,10 +240,14 @@ static int hwoffload_hash_enqueue(struct ahash_request *req, unsigned int src_le
 	rctx->keep = keep;
 	rctx->path = hwoffload_choose_path(hw, alg->path, HWOFFLOAD_THRESHOLD_HASH(alg->hash),
 					   rctx->st.buflen + src_len, true);
-	if (hwoffload_pio_sync(hw, ahash_request_flags(req), rctx->path)) {
-		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_PIO_SYNC);
+	rctx->dma.sync = hwoffload_run_sync(hw, &req->base, rctx->path);
+	if (rctx->dma.sync) {
 		ret = hwoffload_hash_start(hw, req);
-		hwoffload_hash_end(req, ret);
+		/* published: hwoffload_hash_done() ends it */
+		if (rctx->path == HWOFFLOAD_PATH_DMA && !ret)
+			ret = hwoffload_dma_wait(&rctx->dma);
+		else
+			hwoffload_hash_end(req, ret);
 		hwoffload_dev_put(hw);
 		return ret;
 	}

@@ -24,14 +24,18 @@
  * on the engine finish (or time out and fail); it waits for the count of requests in flight
  * to drop to zero before the crypto_engine, interrupt and device are freed.
  *
- * Synchronous PIO: a PIO request whose caller may sleep (CRYPTO_TFM_REQ_MAY_SLEEP, as AF_ALG's
- * skcipher requests) runs to the end in encrypt() or the hash's update/final, which returns its
- * result, when no request handed to crypto_engine waits to start (hwoffload_pio_sync): this
- * saves the hand-off to the crypto_engine thread and the caller's wake-up, most of a short
- * request's time. It holds the device as a queued request does, fails with -ENODEV the same
- * way once the unbind has begun, and waits for hw_lock as the crypto_engine thread would.
- * Other requests (DMA, a caller that may not sleep, or one that would overtake a queued
- * request) go through crypto_engine as before, so requests still start in the order they came.
+ * Synchronous requests: a request whose caller may sleep (CRYPTO_TFM_REQ_MAY_SLEEP, as AF_ALG's)
+ * runs in encrypt() or the hash's update/final, which returns its result, when no request
+ * handed to crypto_engine waits to start (hwoffload_run_sync): this saves the hand-off to the
+ * crypto_engine thread and the caller's wake-up by crypto_engine. PIO runs to the end there.
+ * DMA is mapped and published there, and the caller sleeps until the interrupt thread (or the
+ * timeout work) completes it (hwoffload_dma_wait): polling CUR first was measured no faster
+ * (README, "What is measured"). DMA goes so only for a caller that
+ * waits for the result anyway (crypto_req_done, as AF_ALG's recvmsg without AIO): an AIO batch
+ * still goes through crypto_engine, so its requests chain into one walk. A synchronous request
+ * holds the device as a queued request does, fails with -ENODEV the same way once the unbind
+ * has begun, and waits for hw_lock as the crypto_engine thread would. Other requests go through
+ * crypto_engine, so requests still start in the order they came.
  */
 #ifndef HWOFFLOAD_H
 #define HWOFFLOAD_H
@@ -41,6 +45,7 @@
 #include <crypto/hash.h>
 #include <crypto/skcipher.h>
 #include <linux/atomic.h>
+#include <linux/completion.h>
 #include <linux/device.h>
 #include <linux/interrupt.h>
 #include <linux/io.h>
@@ -120,6 +125,7 @@ enum hwoffload_stat {
 	HWOFFLOAD_STAT_DMA_CHAINED_REQUESTS,
 	HWOFFLOAD_STAT_DMA_CHAIN_MAX,
 	HWOFFLOAD_STAT_DMA_LATE_COMPLETIONS,
+	HWOFFLOAD_STAT_DMA_SYNC,
 	HWOFFLOAD_STAT_AUTO_PIO,
 	HWOFFLOAD_STAT_AUTO_DMA,
 	HWOFFLOAD_STAT_HASH_PIO_REQUESTS,
@@ -222,6 +228,9 @@ struct hwoffload_dma_req {
 	u32 ndesc;
 	unsigned long deadline;
 	int err;
+	/* published by its caller, who waits for @done (hwoffload_dma_wait): not finalized */
+	bool sync;
+	struct completion done;
 };
 
 /* A request copied into pages the engine can take, when the caller's list breaks its rules. */
@@ -421,7 +430,8 @@ int hwoffload_tfm_attach(unsigned long *generation, u32 caps);
 void hwoffload_tfm_detach(unsigned long generation);
 struct hwoffload_dev *hwoffload_dev_get(unsigned long generation);
 void hwoffload_dev_put(struct hwoffload_dev *hw);
-bool hwoffload_pio_sync(struct hwoffload_dev *hw, u32 req_flags, enum hwoffload_path path);
+bool hwoffload_run_sync(struct hwoffload_dev *hw, struct crypto_async_request *base,
+			enum hwoffload_path path);
 void hwoffload_queue_enter(struct hwoffload_dev *hw);
 int hwoffload_queue_result(struct hwoffload_dev *hw, int ret);
 void hwoffload_queue_leave(struct hwoffload_dev *hw);
@@ -454,6 +464,7 @@ int hwoffload_pio_probe(struct hwoffload_dev *hw, struct hwoffload_req_times *t)
 int hwoffload_ring_init(struct hwoffload_dev *hw);
 int hwoffload_dma_submit(struct hwoffload_dev *hw, struct skcipher_request *req);
 int hwoffload_dma_submit_hash(struct hwoffload_dev *hw, struct ahash_request *req);
+int hwoffload_dma_wait(struct hwoffload_dma_req *dreq);
 unsigned int hwoffload_dma_complete(struct hwoffload_dev *hw, bool all, u64 seen_ns);
 int hwoffload_dma_probe(struct hwoffload_dev *hw, struct hwoffload_req_times *t);
 void hwoffload_dma_timeout_work(struct work_struct *work);

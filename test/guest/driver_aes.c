@@ -304,7 +304,8 @@ static void run_checked(int mode, enum path path, size_t len, size_t out_off)
 START_TEST(paths_by_statistics)
 {
 	char threshold[128];
-	long long pio, pio_sync, dma, zero_copy, bounces, tails, auto_pio, auto_dma, saved;
+	long long pio, pio_sync, dma, dma_sync, zero_copy, bounces, tails, auto_pio, auto_dma,
+		saved;
 
 	/*
 	 * -pio: PIO counters grow, DMA ones do not; AF_ALG's requests may sleep and nothing else
@@ -318,13 +319,18 @@ START_TEST(paths_by_statistics)
 	ck_assert_stat_grew("pio_sync", pio_sync, RUNS);
 	ck_assert_stat_same("dma_requests", dma);
 
-	/* -dma on page-aligned buffers: the caller's pages mapped, no copy, no PIO */
+	/*
+	 * -dma on page-aligned buffers: the caller's pages mapped, no copy, no PIO; published and
+	 * waited for in the caller, as AF_ALG's recvmsg waits for the result (synchronous DMA)
+	 */
 	pio = stat_value("pio_requests");
 	dma = stat_value("dma_requests");
+	dma_sync = stat_value("dma_sync");
 	zero_copy = stat_value("dma_zero_copy");
 	bounces = stat_value("dma_bounces");
 	run_checked(_i, DMA, 16 * 4096, 0);
 	ck_assert_stat_grew("dma_requests", dma, RUNS);
+	ck_assert_stat_grew("dma_sync", dma_sync, RUNS);
 	ck_assert_stat_grew("dma_zero_copy", zero_copy, RUNS);
 	ck_assert_stat_same("dma_bounces", bounces);
 	ck_assert_stat_same("pio_requests", pio);
