@@ -20,8 +20,8 @@
  *   child makes its own sockets (same driver, same key; a hash clones its partial state by
  *   accept() on the inherited socket, which is only right while the parent leaves that context
  *   alone until then). The parent's sockets are not touched. Before Linux 6.6 a fork() can lose
-  output the kernel writes to the caller's pages; there the output lands in an area of the
-  context's own, copied out after (skcipher.c says why).
+ *   output the kernel writes to the caller's pages; there the output lands in an area of the
+ *   context's own, copied out after (skcipher.c says why).
  * - Keys are kept (to re-key after fork), never logged, and wiped when the context is freed.
  * - Errors: functions return 0 or -errno, and hwoff_*_error() says in words what failed, with
  *   the driver, the sizes and the likely cause. Messages never contain key or data bytes.

@@ -66,10 +66,10 @@ static void set_chain(bool on)
 		die("cannot write %s (a driver without the chain knob?)", path);
 }
 
-/* A handle on @driver with the key set, or NULL when the kernel has no such driver. */
 /* libkcapi 1.4.0 re-sends the IV with each piece of this size of a one-shot call. */
 #define KCAPI_ONE_SHOT_MAX 65536
 
+/* A handle on @driver with the key set, or NULL when the kernel has no such driver. */
 static struct kcapi_handle *open_driver(const char *driver)
 {
 	struct kcapi_handle *handle;

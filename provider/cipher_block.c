@@ -12,7 +12,7 @@
 int cipher_block_update(struct cipher_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
 			const unsigned char *in, size_t inl)
 {
-	size_t total = c->buf_len + inl, keep = cipher_bytes_kept(c, total), todo, bulk;
+	size_t total = c->buf_len + inl, keep = cipher_bytes_kept(c, total), todo;
 
 	if (total <= keep) {
 		memcpy(c->buf + c->buf_len, in, inl);
@@ -33,10 +33,9 @@ int cipher_block_update(struct cipher_ctx *c, unsigned char *out, size_t *outl, 
 		 * The block begun before and the rest in one request, gathered in out (in may be
 		 * out): a kernel request costs far more than the copy.
 		 */
-		size_t fill = HWOFF_AES_BLOCK - c->buf_len;
+		size_t fill = HWOFF_AES_BLOCK - c->buf_len, bulk = todo - HWOFF_AES_BLOCK;
 		unsigned char tail[HWOFF_AES_BLOCK];
 
-		bulk = todo - HWOFF_AES_BLOCK;
 		memcpy(c->buf + c->buf_len, in, fill);
 		memcpy(tail, in + fill + bulk, keep);
 		memmove(out + HWOFF_AES_BLOCK, in + fill, bulk);
