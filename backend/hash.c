@@ -21,6 +21,7 @@ struct hwoff_hash {
 	struct hwoff_afalg s;
 	bool started; /* data went to the socket since the last final: it holds a partial state */
 	bool lost; /* a failure lost data or state: only hwoff_hash_reset() helps */
+	bool orphaned; /* lost with the socket the process closed after a fork: no kernel failure */
 };
 
 static struct hwoff_hash *hash_alloc(const struct hwoff_alg *alg, const char *driver, char *err,
@@ -55,7 +56,6 @@ int hwoff_hash_new(struct hwoff_hash **out, const struct hwoff_alg *alg, const c
 		hwoff_hash_free(h);
 		return ret;
 	}
-	h->s.op_fd = ret;
 	*out = h;
 	return 0;
 }
@@ -71,31 +71,34 @@ void hwoff_hash_free(struct hwoff_hash *h)
 /*
  * An operation socket of this process's own. In a forked child the inherited one is the
  * parent's too: take a copy of its state and let go of it. After a failure or a reset: a fresh
- * one.
+ * one (on a driver socket of this process's own, if the inherited one is gone).
  */
 static int own_sockets(struct hwoff_hash *h)
 {
-	int fd;
+	int ret;
 
 	if (h->lost)
 		return hwoff_afalg_fail(&h->s, EIO, h->s.alg->name,
 					": an earlier failure lost part of this digest's input; "
 					"reset the context");
-	if (hwoff_afalg_forked(&h->s)) {
-		fd = hwoff_afalg_accept(&h->s, h->started ? h->s.op_fd : h->s.tfm_fd);
-		hwoff_afalg_drop_op(&h->s); /* this process's copies of the parent's */
-		h->s.pid = getpid();
-	} else if (h->s.op_fd < 0) {
-		fd = hwoff_afalg_accept(&h->s, h->s.tfm_fd);
-	} else {
+	if (hwoff_afalg_adopt(&h->s)) {
+		if (h->started) {
+			h->orphaned = h->s.op_fd < 0;
+			if (h->orphaned)
+				ret = hwoff_afalg_fail(&h->s, EBADF, h->s.alg->name,
+						       ": the socket holding this digest's state "
+						       "was closed after the fork");
+			else
+				ret = hwoff_afalg_accept(&h->s, h->s.op_fd);
+			h->lost = ret < 0;
+			return ret;
+		}
+		hwoff_afalg_drop_op(&h->s); /* this process's copy of the parent's */
+	}
+	if (h->s.op_fd >= 0)
 		return 0;
-	}
-	if (fd < 0) {
-		h->lost = h->started;
-		return fd;
-	}
-	h->s.op_fd = fd;
-	return 0;
+	ret = h->s.tfm_fd < 0 ? hwoff_afalg_rebind(&h->s, NULL, 0) : 0;
+	return ret ?: hwoff_afalg_accept(&h->s, h->s.tfm_fd);
 }
 
 /* The socket's state is unknown after a failure: drop it, and the digest with it. */
@@ -194,9 +197,9 @@ int hwoff_hash_reset(struct hwoff_hash *h)
 		return 0;
 	/* A new operation socket on first use; the driver socket may be the parent's: no state. */
 	hwoff_afalg_drop_op(&h->s);
-	h->s.pid = getpid();
 	h->started = false;
 	h->lost = false;
+	h->orphaned = false;
 	return 0;
 }
 
@@ -217,9 +220,12 @@ int hwoff_hash_dup(struct hwoff_hash **out, struct hwoff_hash *h, char *err, siz
 	d->s = h->s;
 	d->s.error[0] = '\0';
 	d->s.op_fd = -1;
-	/* its own descriptor of the same driver socket, for its own later resets */
-	d->s.tfm_fd = fcntl(h->s.tfm_fd, F_DUPFD_CLOEXEC, 0);
-	if (d->s.tfm_fd < 0)
+	/*
+	 * Its own descriptor of the same driver socket, for its own later resets; none where h lost
+	 * its own after a fork (a started h only: d binds anew on its reset).
+	 */
+	d->s.tfm_fd = h->s.tfm_fd < 0 ? -1 : fcntl(h->s.tfm_fd, F_DUPFD_CLOEXEC, 0);
+	if (h->s.tfm_fd >= 0 && d->s.tfm_fd < 0)
 		ret = hwoff_afalg_fail(&d->s, errno, "dup of the AF_ALG socket", NULL);
 	else
 		ret = hwoff_afalg_accept(&d->s, h->started ? h->s.op_fd : h->s.tfm_fd);
@@ -228,10 +234,14 @@ int hwoff_hash_dup(struct hwoff_hash **out, struct hwoff_hash *h, char *err, siz
 		hwoff_hash_free(d);
 		return ret;
 	}
-	d->s.op_fd = ret;
 	d->started = h->started;
 	*out = d;
 	return 0;
+}
+
+bool hwoff_hash_orphaned(const struct hwoff_hash *h)
+{
+	return h->orphaned;
 }
 
 const char *hwoff_hash_error(const struct hwoff_hash *h)

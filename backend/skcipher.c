@@ -57,19 +57,10 @@ static int read_chunk(struct hwoff_skcipher *c)
 	return 0;
 }
 
-static int open_sockets(struct hwoff_skcipher *c, const struct hwoff_alg *alg, const char *driver)
+/* On a driver socket just bound and keyed: the operation socket and the request size. */
+static int open_op(struct hwoff_skcipher *c)
 {
-	int ret = hwoff_afalg_bind(&c->s, alg, driver, c->key, c->key_len);
-	int fd;
-
-	c->iv_in_kernel = false;
-	if (ret)
-		return ret;
-	fd = hwoff_afalg_accept(&c->s, c->s.tfm_fd);
-	if (fd < 0)
-		return fd;
-	c->s.op_fd = fd;
-	return read_chunk(c);
+	return hwoff_afalg_accept(&c->s, c->s.tfm_fd) ?: read_chunk(c);
 }
 
 int hwoff_skcipher_new(struct hwoff_skcipher **out, const struct hwoff_alg *alg, const char *driver,
@@ -91,7 +82,7 @@ int hwoff_skcipher_new(struct hwoff_skcipher **out, const struct hwoff_alg *alg,
 	}
 	memcpy(c->key, key, key_len);
 	c->key_len = key_len;
-	ret = open_sockets(c, alg, driver);
+	ret = hwoff_afalg_bind(&c->s, alg, driver, key, key_len) ?: open_op(c);
 	if (ret) {
 		snprintf(err, err_len, "%s", c->s.error);
 		hwoff_skcipher_free(c);
@@ -120,22 +111,14 @@ void hwoff_skcipher_free(struct hwoff_skcipher *c)
  */
 static int own_sockets(struct hwoff_skcipher *c)
 {
-	char driver[HWOFF_NAME_MAX];
-	int fd;
-
 	if (hwoff_afalg_forked(&c->s)) {
-		hwoff_afalg_close(&c->s);
-		memcpy(driver, c->s.driver, sizeof(driver));
-		return open_sockets(c, c->s.alg, driver);
+		c->iv_in_kernel = false;
+		return hwoff_afalg_rebind(&c->s, c->key, c->key_len) ?: open_op(c);
 	}
 	if (c->s.op_fd >= 0)
 		return 0;
 	c->iv_in_kernel = false;
-	fd = hwoff_afalg_accept(&c->s, c->s.tfm_fd);
-	if (fd < 0)
-		return fd;
-	c->s.op_fd = fd;
-	return 0;
+	return hwoff_afalg_accept(&c->s, c->s.tfm_fd);
 }
 
 /* ALG_SET_OP always (the direction), ALG_SET_IV when the socket does not hold the IV yet. */
@@ -290,8 +273,8 @@ int hwoff_skcipher_crypt(struct hwoff_skcipher *c, bool encrypt, const unsigned 
 		return ret;
 
 	memcpy(next_iv, c->iv, sizeof(next_iv));
-	if (alg->mode == HWOFF_MODE_CBC && !encrypt)
-		memcpy(next_iv, in + len - HWOFF_AES_BLOCK, HWOFF_AES_BLOCK); /* before out overwrites it */
+	if (alg->mode == HWOFF_MODE_CBC && !encrypt) /* before out overwrites it */
+		memcpy(next_iv, in + len - HWOFF_AES_BLOCK, HWOFF_AES_BLOCK);
 	for (off = 0; off < len;) {
 		size_t n = len - off < c->chunk ? len - off : c->chunk;
 

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <linux/if_alg.h>
@@ -18,6 +19,22 @@
 #include "backend/transport.h"
 
 #define OPTMEM_MAX "/proc/sys/net/core/optmem_max"
+
+/* The inode of fd's socket (0, which no socket has, if fstat fails). */
+static ino_t inode_of(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) ? 0 : st.st_ino;
+}
+
+/* Whether fd is still open on the socket whose inode was ino. */
+static bool still_is(int fd, ino_t ino)
+{
+	struct stat st;
+
+	return fd >= 0 && !fstat(fd, &st) && S_ISSOCK(st.st_mode) && st.st_ino == ino;
+}
 
 int hwoff_afalg_fail(struct hwoff_afalg *s, int error, const char *what, const char *fmt, ...)
 {
@@ -53,6 +70,8 @@ int hwoff_afalg_bind(struct hwoff_afalg *s, const struct hwoff_alg *alg, const c
 	strcpy((char *)sa.salg_name, driver);
 
 	s->tfm_fd = socket(AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	if (s->tfm_fd >= 0)
+		s->tfm_ino = inode_of(s->tfm_fd);
 	if (s->tfm_fd < 0 || bind(s->tfm_fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		error = errno;
 		/* probe.c words it: the driver, the errno, the 7.2 change, af_alg_restrict */
@@ -64,6 +83,22 @@ int hwoff_afalg_bind(struct hwoff_afalg *s, const struct hwoff_alg *alg, const c
 		return hwoff_afalg_fail(s, errno, "ALG_SET_KEY", " (a key of %zu bytes for %s)",
 					key_len, alg->name);
 	return 0;
+}
+
+int hwoff_afalg_rebind(struct hwoff_afalg *s, const unsigned char *key, size_t key_len)
+{
+	char driver[HWOFF_NAME_MAX];
+
+	hwoff_afalg_close(s);
+	memcpy(driver, s->driver, sizeof(driver)); /* bind() writes s->driver */
+	return hwoff_afalg_bind(s, s->alg, driver, key, key_len);
+}
+
+static void close_fd(int *fd)
+{
+	if (*fd >= 0)
+		close(*fd);
+	*fd = -1;
 }
 
 int hwoff_afalg_accept(struct hwoff_afalg *s, int from)
@@ -84,18 +119,27 @@ int hwoff_afalg_accept(struct hwoff_afalg *s, int from)
 			return hwoff_afalg_fail(s, error, "AF_ALG accept", " (no key was set)");
 		return hwoff_afalg_fail(s, error, "AF_ALG accept", NULL);
 	}
-	return fd;
+	close_fd(&s->op_fd);
+	s->op_fd = fd;
+	s->op_ino = inode_of(fd);
+	return 0;
 }
 
-static void close_fd(int *fd)
+bool hwoff_afalg_adopt(struct hwoff_afalg *s)
 {
-	if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
+	if (!hwoff_afalg_forked(s))
+		return false;
+	if (!still_is(s->tfm_fd, s->tfm_ino))
+		s->tfm_fd = -1;
+	if (!still_is(s->op_fd, s->op_ino))
+		s->op_fd = -1;
+	s->pid = getpid();
+	return true;
 }
 
 void hwoff_afalg_drop_op(struct hwoff_afalg *s)
 {
+	hwoff_afalg_adopt(s);
 	close_fd(&s->op_fd);
 }
 

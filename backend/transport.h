@@ -19,7 +19,11 @@
  * - fork(): a context made in the parent keeps working in the child. On its first use there the
  *   child makes its own sockets (same driver, same key; a hash clones its partial state by
  *   accept() on the inherited socket, which is only right while the parent leaves that context
- *   alone until then). The parent's sockets are not touched. Before Linux 6.6 a fork() can lose
+ *   alone until then). The parent's sockets are not touched, and a descriptor number is used or
+ *   closed in the child only while it is still the socket the context opened: fork() copies the
+ *   descriptor table before the memory, so a socket another thread opened or closed in between
+ *   leaves the child a number that is closed or another file's, as does a child that closes its
+ *   descriptors and opens others (a daemon's start). Before Linux 6.6 a fork() can lose
  *   output the kernel writes to the caller's pages; there the output lands in an area of the
  *   context's own, copied out after (skcipher.c says why).
  * - Keys are kept (to re-key after fork), never logged, and wiped when the context is freed.
@@ -118,6 +122,11 @@ int hwoff_hash_finup(struct hwoff_hash *h, const void *data, size_t len, unsigne
 int hwoff_hash_reset(struct hwoff_hash *h);
 
 const char *hwoff_hash_error(const struct hwoff_hash *h);
+/*
+ * Whether the last failure was h's partial state lost with a socket this process closed after a
+ * fork (a daemon closing its descriptors): the process's doing, not the driver's.
+ */
+bool hwoff_hash_orphaned(const struct hwoff_hash *h);
 
 /* ---- the socket layer shared by skcipher.c and hash.c; not for the provider ------------------ */
 
@@ -127,6 +136,7 @@ struct hwoff_afalg {
 	pid_t pid; /* the process that owns the sockets */
 	int tfm_fd; /* bound to the driver; holds the key */
 	int op_fd; /* accept()ed from tfm_fd; holds the IV or the partial hash */
+	ino_t tfm_ino, op_ino; /* their inodes: whether a number is still theirs after fork */
 	char error[HWOFF_TRANSPORT_ERROR_MAX];
 };
 
@@ -136,9 +146,20 @@ int hwoff_afalg_fail(struct hwoff_afalg *s, int error, const char *what, const c
 /* socket, bind and (unless key is NULL) ALG_SET_KEY: s->tfm_fd. Returns 0 or -errno. */
 int hwoff_afalg_bind(struct hwoff_afalg *s, const struct hwoff_alg *alg, const char *driver,
 		     const unsigned char *key, size_t key_len);
-/* accept() on from (tfm_fd for a fresh operation, op_fd for a hash clone): the new fd or -errno. */
+/* hwoff_afalg_bind() again to the same driver: a new s->tfm_fd, no operation socket. */
+int hwoff_afalg_rebind(struct hwoff_afalg *s, const unsigned char *key, size_t key_len);
+/*
+ * accept() on from (tfm_fd for a fresh operation, op_fd for a hash clone): the new socket
+ * becomes s->op_fd, the one it replaces is closed. Returns 0 or -errno.
+ */
 int hwoff_afalg_accept(struct hwoff_afalg *s, int from);
-/* Close every descriptor s has (in a forked child: this process's copies only). */
+/*
+ * In a forked child, the first call takes s over: a descriptor that is no longer the socket s
+ * opened becomes -1 (never closed: the number is not s's). Returns whether s was another
+ * process's. Every function here that closes does this first.
+ */
+bool hwoff_afalg_adopt(struct hwoff_afalg *s);
+/* Close every descriptor s has. */
 void hwoff_afalg_close(struct hwoff_afalg *s);
 /* After a failure: drop the operation socket, whose state is unknown now. */
 void hwoff_afalg_drop_op(struct hwoff_afalg *s);

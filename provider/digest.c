@@ -136,13 +136,16 @@ static int kernel_failed(struct digest_ctx *c, size_t pending)
 {
 	char err[HWOFF_TRANSPORT_ERROR_MAX];
 	struct hwoff_path *path = c->path;
+	bool orphaned = hwoff_hash_orphaned(c->kernel);
 
 	snprintf(err, sizeof(err), "%s", hwoff_hash_error(c->kernel));
 	drop_kernel(c);
 	if (c->buf_len == c->total - pending)
 		return hwprov_kernel_failed(c->prov, path, HWOFF_FALLBACK_REQUEST_FAILED, err) &&
 		       start_software(c);
-	hwoff_route_failed(&c->prov->router, path, HWOFF_FALLBACK_REQUEST_FAILED, false, err);
+	if (!orphaned) /* the path is not at fault for a socket the process closed */
+		hwoff_route_failed(&c->prov->router, path, HWOFF_FALLBACK_REQUEST_FAILED, false,
+				   err);
 	c->state = DIGEST_FINISHED;
 	HWPROV_RAISE(c->prov, HWPROV_R_KERNEL,
 		     "%s: %s; the kernel had part of this message, so software cannot finish it",

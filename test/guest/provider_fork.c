@@ -19,6 +19,12 @@
  * output's last page, past its end: before 6.5 AF_ALG takes the output pages by reference
  * (FOLL_GET), so a fork write-protects them and the writer's fault gives the process a copy the
  * kernel does not write (backend/skcipher.c, "landing").
+ *
+ * And per kernel path, a child that closes the descriptors it inherited, or opens another
+ * AF_ALG socket at their numbers (a daemon's start; and what fork() itself can leave when another
+ * thread opens or closes a socket while it copies the process: the descriptor table is copied
+ * before the memory): the inherited contexts and the spare ones must give right results or an
+ * error, never use or close a number that is no longer theirs.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
@@ -33,10 +39,15 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+
+#include <linux/if_alg.h>
+#include <openssl/err.h>
 
 #include "test/providerutil.h"
 
@@ -378,7 +389,8 @@ START_TEST(fork_while_threads_run)
 }
 END_TEST
 
-/* ---- a fork beside a request ------------------------------------------------------------------ */
+/* ---- a fork beside a request ------------------------------------------------------------------
+ */
 
 #define BESIDE_REQUESTS 1000
 #define BESIDE_PAGE	4096
@@ -472,9 +484,202 @@ START_TEST(fork_beside_a_request)
 	       "wrote on the output's last page: %lu wrong\n",
 	       mode, BESIDE_REQUESTS, BESIDE_LEN, b.forks, wrong);
 	fflush(stdout);
-	ck_assert_msg(!wrong, "mode %s: %lu of %d outputs differ from the default provider's, the "
+	ck_assert_msg(!wrong,
+		      "mode %s: %lu of %d outputs differ from the default provider's, the "
 		      "last from byte %zu",
 		      mode, wrong, BESIDE_REQUESTS, first_wrong);
+}
+END_TEST
+
+/* ---- a child that reuses the inherited descriptor numbers ------------------------------------ */
+
+#define REUSE_FDS	  64 /* the numbers 3 .. REUSE_FDS - 1 */
+#define REUSE_LEN	  1000
+#define REUSE_STARTED_LEN (70 << 10) /* past the 64 KiB the provider gathers: in the kernel */
+
+/* What the child inherits: a cipher stream, a digest in the kernel, a spare digest context. */
+struct reuse {
+	const struct prov_env *e;
+	size_t cbc, sha; /* rows: AES-128-CBC, SHA2-256 */
+	unsigned char key[16], iv[16], in[2 * REUSE_STARTED_LEN], want[64];
+	unsigned char want_md[32]; /* of the first REUSE_LEN bytes */
+	unsigned char want_started_md[32]; /* of all of in */
+	EVP_CIPHER_CTX *cipher; /* 32 bytes in, of 64 */
+	EVP_MD_CTX *started; /* REUSE_STARTED_LEN bytes in */
+};
+
+/* An operation socket of another algorithm, the kernel's SHA-1: what a stale number reaches. */
+static int foreign_socket(void)
+{
+	struct sockaddr_alg sa = { .salg_family = AF_ALG,
+				   .salg_type = "hash",
+				   .salg_name = "sha1" };
+	int tfm = socket(AF_ALG, SOCK_SEQPACKET, 0), op = -1;
+
+	if (tfm >= 0 && !bind(tfm, (struct sockaddr *)&sa, sizeof(sa)))
+		op = accept(tfm, NULL, 0);
+	if (tfm >= 0)
+		close(tfm);
+	return op;
+}
+
+static ino_t inode_of(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) ? 0 : st.st_ino;
+}
+
+static const char *digest_right(const struct reuse *r, const unsigned char *md)
+{
+	return memcmp(md, r->want_md, sizeof(r->want_md)) ? "a SHA2-256 digest differs" : NULL;
+}
+
+/* The child's checks; keep is its pipe. NULL when all is right. */
+static const char *reuse_checks(struct reuse *r, int keep, bool fill)
+{
+	const size_t half = REUSE_LEN / 2;
+	const struct prov_env *e = r->e;
+	unsigned char out[64], md[32], md_copy[32];
+	EVP_MD_CTX *ctx, *copy;
+	ino_t foreign_ino = 0;
+	unsigned int n32;
+	int foreign = -1, n;
+	const char *bad;
+
+	for (int fd = 3; fd < REUSE_FDS; fd++)
+		if (fd != keep)
+			close(fd);
+	if (fill) {
+		foreign = foreign_socket();
+		if (foreign < 0)
+			return "an AF_ALG socket of the kernel's SHA-1 could not be made";
+		foreign_ino = inode_of(foreign);
+		for (int fd = 3; fd < REUSE_FDS; fd++)
+			if (fd != keep && fd != foreign && dup2(foreign, fd) != fd)
+				return "dup2 failed";
+	}
+	/* The spare digest context, copied before its first byte, as provider_fork once failed. */
+	ctx = EVP_MD_CTX_new();
+	copy = EVP_MD_CTX_new();
+	if (!ctx || !copy || !EVP_DigestInit_ex2(ctx, e->hw_md[r->sha], NULL) ||
+	    !EVP_MD_CTX_copy_ex(copy, ctx) || !EVP_DigestUpdate(ctx, r->in, half) ||
+	    !EVP_DigestUpdate(copy, r->in, half) ||
+	    !EVP_DigestUpdate(ctx, r->in + half, REUSE_LEN - half) ||
+	    !EVP_DigestUpdate(copy, r->in + half, REUSE_LEN - half) ||
+	    !EVP_DigestFinal_ex(ctx, md, &n32) || !EVP_DigestFinal_ex(copy, md_copy, &n32))
+		return "a digest on the spare context, or its copy, failed";
+	EVP_MD_CTX_free(ctx);
+	EVP_MD_CTX_free(copy);
+	if ((bad = digest_right(r, md)) || (bad = digest_right(r, md_copy)))
+		return bad;
+	/* The inherited cipher stream: keyed again, the IV kept. */
+	if (!EVP_EncryptUpdate(r->cipher, out, &n, r->in + 32, 32) || n != 32)
+		return "continuing the inherited AES-128-CBC stream failed";
+	if (memcmp(out, r->want + 32, 32))
+		return "the inherited AES-128-CBC stream's output differs";
+	/* The inherited digest whose state was in a socket the child closed: an error, nothing
+	 * else. */
+	if (EVP_DigestUpdate(r->started, r->in + REUSE_STARTED_LEN, REUSE_STARTED_LEN) &&
+	    EVP_DigestFinal_ex(r->started, md, &n32) && memcmp(md, r->want_started_md, sizeof(md)))
+		return "the inherited SHA2-256 digest gave a wrong result, not an error";
+	ERR_clear_error();
+	if (!EVP_Digest(r->in, REUSE_LEN, md, &n32, e->hw_md[r->sha], NULL))
+		return "a new SHA2-256 digest failed";
+	if ((bad = digest_right(r, md)))
+		return bad;
+	EVP_CIPHER_CTX_free(r->cipher);
+	EVP_MD_CTX_free(r->started);
+	for (int fd = 3; fill && fd < REUSE_FDS; fd++)
+		if (fd != keep && inode_of(fd) != foreign_ino)
+			return "a descriptor the child put at an inherited number was closed or "
+			       "replaced";
+	return NULL;
+}
+
+/* _i: the kernel path (modes pio, dma, auto). */
+START_TEST(child_reuses_descriptors)
+{
+	const char *mode = modes[1 + _i];
+	const struct hwoff_alg *cbc = hwoff_alg_by_name("AES-128-CBC"),
+			       *sha = hwoff_alg_by_name("SHA2-256");
+	static struct reuse r;
+	struct test_rng rng;
+	struct prov_env e;
+	unsigned int n32;
+	int n;
+
+	test_rng_init(&rng, test_seed() ^ 0x5eu ^ (uint64_t)_i);
+	test_rng_fill(&rng, r.in, sizeof(r.in));
+	test_rng_fill(&rng, r.key, sizeof(r.key));
+	test_rng_fill(&rng, r.iv, sizeof(r.iv));
+	prov_env_load(&e, mode, "no");
+	r.e = &e;
+	r.cbc = hwoff_alg_index(cbc);
+	r.sha = hwoff_alg_index(sha);
+	ck_assert(EVP_Digest(r.in, REUSE_LEN, r.want_md, &n32, e.ref_md[r.sha], NULL));
+	ck_assert(EVP_Digest(r.in, sizeof(r.in), r.want_started_md, &n32, e.ref_md[r.sha], NULL));
+	for (int fill = 0; fill <= 1; fill++) {
+		char why[256] = "";
+		int fds[2], status;
+		unsigned char md[32];
+		EVP_CIPHER_CTX *ref = EVP_CIPHER_CTX_new();
+		EVP_MD_CTX *spare = EVP_MD_CTX_new();
+		pid_t pid;
+		ssize_t got;
+
+		ck_assert(ref && EVP_EncryptInit_ex2(ref, e.ref_cipher[r.cbc], r.key, r.iv, NULL));
+		ck_assert(EVP_CIPHER_CTX_set_padding(ref, 0));
+		ck_assert(EVP_EncryptUpdate(ref, r.want, &n, r.in, 64) && n == 64);
+		EVP_CIPHER_CTX_free(ref);
+		/* a digest on the kernel path, freed: its context is the row's spare */
+		ck_assert(spare && EVP_DigestInit_ex2(spare, e.hw_md[r.sha], NULL));
+		ck_assert(EVP_DigestUpdate(spare, r.in, REUSE_LEN));
+		ck_assert(EVP_DigestFinal_ex(spare, md, &n32) && !memcmp(md, r.want_md, 32));
+		EVP_MD_CTX_free(spare);
+		r.cipher = EVP_CIPHER_CTX_new();
+		ck_assert(r.cipher &&
+			  EVP_EncryptInit_ex2(r.cipher, e.hw_cipher[r.cbc], r.key, r.iv, NULL));
+		ck_assert(EVP_CIPHER_CTX_set_padding(r.cipher, 0));
+		ck_assert(EVP_EncryptUpdate(r.cipher, md, &n, r.in, 32) && n == 32);
+		r.started = EVP_MD_CTX_new();
+		ck_assert(r.started && EVP_DigestInit_ex2(r.started, e.hw_md[r.sha], NULL));
+		ck_assert(EVP_DigestUpdate(r.started, r.in, REUSE_STARTED_LEN));
+		ck_assert(!pipe2(fds, O_CLOEXEC));
+		pid = fork();
+		ck_assert(pid >= 0);
+		if (pid == 0) {
+			const char *bad;
+
+			close(fds[0]);
+			bad = reuse_checks(&r, fds[1], fill);
+			if (bad && write(fds[1], bad, strlen(bad)) < 0)
+				_exit(2);
+			_exit(bad ? 1 : 0);
+		}
+		close(fds[1]);
+		status = wait_child(pid);
+		got = read(fds[0], why, sizeof(why) - 1);
+		why[got > 0 ? got : 0] = 0;
+		close(fds[0]);
+		ck_assert_msg(status == 0, "mode %s, the child %s its descriptors: exit %d: %s",
+			      mode, fill ? "reused" : "closed", status, why);
+		/* The parent's own contexts go on as if nothing happened. */
+		ck_assert(EVP_EncryptUpdate(r.cipher, md, &n, r.in + 32, 32) && n == 32);
+		ck_assert_msg(!memcmp(md, r.want + 32, 32), "mode %s: the parent's stream differs",
+			      mode);
+		ck_assert(EVP_DigestUpdate(r.started, r.in + REUSE_STARTED_LEN, REUSE_STARTED_LEN));
+		ck_assert(EVP_DigestFinal_ex(r.started, md, &n32));
+		ck_assert_msg(!memcmp(md, r.want_started_md, 32),
+			      "mode %s: the parent's digest "
+			      "differs",
+			      mode);
+		EVP_CIPHER_CTX_free(r.cipher);
+		EVP_MD_CTX_free(r.started);
+		printf("mode %s: a child that %s the inherited descriptor numbers: right\n", mode,
+		       fill ? "put another AF_ALG socket at" : "closed");
+	}
+	prov_env_unload(&e);
 }
 END_TEST
 
@@ -483,7 +688,8 @@ int main(void)
 	const struct engine_test tests[] = {
 		{ fork_while_threads_run, (int)MODES },
 		{ fork_beside_a_request, 2 },
+		{ child_reuses_descriptors, 3 },
 	};
 
-	return engine_suite_run("provider fork (guest)", tests, 2);
+	return engine_suite_run("provider fork (guest)", tests, sizeof(tests) / sizeof(tests[0]));
 }
