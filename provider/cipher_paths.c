@@ -80,7 +80,7 @@ static enum kernel_outcome kernel_crypt(struct cipher_ctx *c, struct hwoff_path 
 	 * the input nor the output for software to redo. Keep the input then.
 	 */
 	if (c->prov->router.fallback && in < out + len && out < in + len) {
-		copy = malloc(len);
+		copy = OPENSSL_malloc(len);
 		if (!copy) {
 			HWPROV_RAISE(c->prov, HWPROV_R_OUT_OF_MEMORY, "%s: a copy of %zu bytes",
 				     c->alg->name, len);
