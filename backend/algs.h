@@ -4,7 +4,7 @@
  *
  * One row per algorithm as OpenSSL names it. The provider builds its OSSL_ALGORITHM arrays from
  * it, discovery keeps only the kernel implementations it names, the path table is keyed by it and
- * the calibration walks it, so adding an algorithm is adding one row in algs.c.
+ * the calibration walks it, so adding an algorithm is adding one row in HWOFF_ALGS below.
  */
 #ifndef HWOFF_BACKEND_ALGS_H
 #define HWOFF_BACKEND_ALGS_H

@@ -23,7 +23,7 @@
 #include "backend/transport.h"
 #include "provider/provider.h"
 
-#define BUFFER_MAX   (4u << 20) /* a table whose answer changes further up is served by software */
+#define BUFFER_MAX   (4u << 20) /* past this the path for the size so far takes the message */
 #define GATHER_MAX   HWOFF_HASH_GATHER_MAX /* updates this small are gathered for the kernel */
 #define SMALL_BUFFER 512 /* above the built-in cut-off of 256 B */
 
