@@ -25,8 +25,10 @@ void *hwprov_cipher_newctx(struct hwprov *prov, const struct hwoff_alg *alg)
 	if (!hwprov_can_serve(prov, alg))
 		return NULL;
 	c = OPENSSL_zalloc(sizeof(*c));
-	if (!c)
+	if (!c) {
+		HWPROV_RAISE(prov, HWPROV_R_OUT_OF_MEMORY, "%s: a context", alg->name);
 		return NULL;
+	}
 	c->prov = prov;
 	c->alg = alg;
 	c->padding = true;
@@ -51,8 +53,11 @@ static void *cipher_dupctx(void *vctx)
 {
 	struct cipher_ctx *src = vctx, *c = OPENSSL_memdup(src, sizeof(*src));
 
-	if (!c)
+	if (!c) {
+		HWPROV_RAISE(src->prov, HWPROV_R_OUT_OF_MEMORY, "%s: a copy of a context",
+			     src->alg->name);
 		return NULL;
+	}
 	/* The copy makes its own kernel sessions when it needs them, from its chaining value. */
 	memset(c->kernel, 0, sizeof(c->kernel));
 	if (c->chain_holder >= 0)

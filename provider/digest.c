@@ -215,6 +215,25 @@ static int kernel_update(struct digest_ctx *c, const void *data, size_t len)
 /* ---- the dispatch functions ---------------------------------------------------------------------
  */
 
+/* A context of its own when the row has no spare; out of line, off the spare's path. */
+static __attribute__((noinline)) struct digest_ctx *new_digest_ctx(struct hwprov *prov,
+								   const struct hwoff_alg *alg)
+{
+	struct digest_ctx *c = OPENSSL_malloc(sizeof(*c));
+
+	if (!c) {
+		HWPROV_RAISE(prov, HWPROV_R_OUT_OF_MEMORY, "%s: a context", alg->name);
+		return NULL;
+	}
+	memset(c, 0, offsetof(struct digest_ctx, small));
+	c->prov = prov;
+	c->alg = alg;
+	c->state = DIGEST_FINISHED;
+	c->buf = c->small;
+	c->buf_cap = sizeof(c->small);
+	return c;
+}
+
 void *hwprov_digest_newctx(struct hwprov *prov, const struct hwoff_alg *alg)
 {
 	struct digest_ctx *c;
@@ -223,18 +242,7 @@ void *hwprov_digest_newctx(struct hwprov *prov, const struct hwoff_alg *alg)
 		return NULL;
 	c = atomic_exchange_explicit(&prov->spare_digest[hwoff_alg_index(alg)], NULL,
 				     memory_order_acquire);
-	if (c)
-		return c;
-	c = OPENSSL_malloc(sizeof(*c));
-	if (!c)
-		return NULL;
-	memset(c, 0, offsetof(struct digest_ctx, small));
-	c->prov = prov;
-	c->alg = alg;
-	c->state = DIGEST_FINISHED;
-	c->buf = c->small;
-	c->buf_cap = sizeof(c->small);
-	return c;
+	return c ? c : new_digest_ctx(prov, alg);
 }
 
 static void free_digest_ctx(struct digest_ctx *c)
@@ -304,8 +312,11 @@ static void *digest_dupctx(void *vctx)
 	struct digest_ctx *src = vctx, *c = OPENSSL_malloc(sizeof(*src));
 	char err[HWOFF_TRANSPORT_ERROR_MAX];
 
-	if (!c)
+	if (!c) {
+		HWPROV_RAISE(src->prov, HWPROV_R_OUT_OF_MEMORY, "%s: a copy of a context",
+			     src->alg->name);
 		return NULL;
+	}
 	memcpy(c, src, offsetof(struct digest_ctx, small)); /* the buffer's bytes: append() */
 	c->buf = c->small;
 	c->buf_cap = sizeof(c->small);
