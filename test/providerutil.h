@@ -27,8 +27,9 @@
 struct prov_env {
 	OSSL_LIB_CTX *libctx;
 	OSSL_PROVIDER *hw, *ref;
-	EVP_CIPHER *hw_cipher[64], *ref_cipher[64]; /* by row of hwoff_algs[]; NULL for digests */
-	EVP_MD *hw_md[64], *ref_md[64];
+	/* by row of hwoff_algs[]; NULL for digests */
+	EVP_CIPHER *hw_cipher[HWOFF_ALG_COUNT], *ref_cipher[HWOFF_ALG_COUNT];
+	EVP_MD *hw_md[HWOFF_ALG_COUNT], *ref_md[HWOFF_ALG_COUNT];
 };
 
 /* Loads both with HWOFFLOAD_MODE=mode and HWOFFLOAD_FALLBACK=fallback (ck_assert on failure). */
@@ -78,18 +79,18 @@ enum case_result case_run(const struct prov_env *e, struct test_rng *rng,
 			  const struct case_sizes *sizes, struct case_buffers *b,
 			  struct case_tally *tally, char *why, size_t why_len);
 
-/*
- * Runs the suite name of count loop tests, each over _i in 0 .. loops - 1 (no time limit in the
- * long mode), once the kernel lists the engine's PIO and DMA drivers of every row with their self-tests passed
- * (waiting at most 60 s, and saying so): a guest may start while the kernel still tests a driver
- * it has just loaded (seen on 6.12), and the provider leaves such a driver out. The process's exit
- * status.
- */
 struct engine_test {
 	const TTest *test;
 	int loops;
 };
 
+/*
+ * Runs the suite name of count loop tests, each over _i in 0 .. loops - 1 (no time limit in the
+ * long mode), once the kernel lists the engine's PIO and DMA drivers of every row with their
+ * self-tests passed (waiting at most 60 s, and saying so): a guest may start while the kernel
+ * still tests a driver it has just loaded (seen on 6.12), and the provider leaves such a driver
+ * out. The process's exit status.
+ */
 int engine_suite_run(const char *name, const struct engine_test *tests, size_t count);
 
 /* HWOFFLOAD_TEST_LONG=1: the suites' soak sizes (`make check-long`) instead of the CI ones. */
