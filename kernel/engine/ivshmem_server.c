@@ -51,7 +51,7 @@ static int send_message(int sock, int64_t value, int fd)
 	return n == (ssize_t)sizeof(le) ? 0 : -1;
 }
 
-int ivshm_listen(const char *path)
+int hwemu_ivshm_listen(const char *path)
 {
 	struct sockaddr_un addr = { .sun_family = AF_UNIX };
 	int fd;
@@ -80,8 +80,8 @@ int ivshm_listen(const char *path)
 	return fd;
 }
 
-int ivshm_send_setup(int conn, int shm_fd, const int *engine_fds, const int *qemu_fds,
-		     unsigned int vectors)
+int hwemu_ivshm_send_setup(int conn, int shm_fd, const int *engine_fds, const int *qemu_fds,
+			   unsigned int vectors)
 {
 	unsigned int v;
 	int err;
@@ -103,7 +103,7 @@ int ivshm_send_setup(int conn, int shm_fd, const int *engine_fds, const int *qem
 	return 0;
 }
 
-int ivshm_check_hangup(int conn_fd)
+int hwemu_ivshm_check_hangup(int conn_fd)
 {
 	char byte;
 	ssize_t n = recv(conn_fd, &byte, 1, MSG_DONTWAIT);

@@ -282,7 +282,7 @@ static int serve(struct hwemu_engine *e, int listen_fd, int bar2_fd, struct even
 		fprintf(stderr, "hwoffload-engine: accept: %s\n", strerror(errno));
 		return 1;
 	}
-	if (ivshm_send_setup(conn, bar2_fd, efd->doorbell, efd->irq, vectors)) {
+	if (hwemu_ivshm_send_setup(conn, bar2_fd, efd->doorbell, efd->irq, vectors)) {
 		close(conn);
 		return 1;
 	}
@@ -297,7 +297,7 @@ static int serve(struct hwemu_engine *e, int listen_fd, int bar2_fd, struct even
 			r = stop_signal ? 0 : 1;
 			break;
 		}
-		r = ivshm_check_hangup(conn);
+		r = hwemu_ivshm_check_hangup(conn);
 		if (r != 1)
 			break;
 	}
@@ -346,7 +346,7 @@ int main(int argc, char **argv)
 		fprintf(stderr, "hwoffload-engine: OpenSSL provides no AES-ECB/CBC/CTR\n");
 		goto out_ram;
 	}
-	listen_fd = ivshm_listen(o.socket_path);
+	listen_fd = hwemu_ivshm_listen(o.socket_path);
 	if (listen_fd < 0)
 		goto out_engine;
 
