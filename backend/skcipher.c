@@ -306,14 +306,6 @@ int hwoff_skcipher_set_iv(struct hwoff_skcipher *c, const unsigned char *iv, siz
 	return 0;
 }
 
-int hwoff_skcipher_get_iv(const struct hwoff_skcipher *c, unsigned char *iv, size_t iv_len)
-{
-	if (iv_len < c->s.alg->iv_bytes)
-		return -EINVAL;
-	memcpy(iv, c->iv, c->s.alg->iv_bytes);
-	return 0;
-}
-
 size_t hwoff_skcipher_chunk_bytes(const struct hwoff_skcipher *c)
 {
 	return c->chunk;

@@ -72,23 +72,22 @@ void hwoff_skcipher_free(struct hwoff_skcipher *c);
  *
  * What is guaranteed: out is the mode applied to these bytes from the context's IV, exactly as
  * one call over everything sent since the IV was set, as long as every request but the last
- * was a multiple of 16 bytes. The IV after the request (hwoff_skcipher_get_iv()) is computed
- * here, because the kernel has no way to read it: for CBC the last ciphertext block, for CTR the
- * counter (128 bits, big-endian, wrapping) advanced by ceil(len / 16). The kernel chains the same
- * IV in its socket, so consecutive requests send no IV; after hwoff_skcipher_set_iv(), a fork or
- * a failure the next request sends it. Large requests go in pieces of the socket's buffer size
- * (SO_SNDBUF, read from the socket), each one round trip.
+ * was a multiple of 16 bytes. The IV after the request is computed here, because the kernel has
+ * no way to read it: for CBC the last ciphertext block, for CTR the counter (128 bits,
+ * big-endian, wrapping) advanced by ceil(len / 16). The kernel chains the same IV in its socket,
+ * so consecutive requests send no IV; after hwoff_skcipher_set_iv() the next request sends the
+ * IV set, after a fork or a failure the computed one. Large requests go in pieces of the
+ * socket's buffer size (SO_SNDBUF, read from the socket), each one round trip.
  *
  * On failure out is undefined and the IV stays that before the request, so the caller may redo
- * the request elsewhere (in software) from hwoff_skcipher_get_iv().
+ * the request elsewhere (in software) from the IV it keeps itself: the one it set, advanced as
+ * above over the requests since (the provider's chaining value, provider/cipher_mode.c).
  */
 int hwoff_skcipher_crypt(struct hwoff_skcipher *c, bool encrypt, const unsigned char *in,
 			 unsigned char *out, size_t len);
 
 /* The IV the next request starts from, e.g. after the provider served a request in software. */
 int hwoff_skcipher_set_iv(struct hwoff_skcipher *c, const unsigned char *iv, size_t iv_len);
-/* The IV the next request starts from: after a request, its output IV. */
-int hwoff_skcipher_get_iv(const struct hwoff_skcipher *c, unsigned char *iv, size_t iv_len);
 
 /* Bytes per round trip: what one sendmsg() of this socket takes without waiting. */
 size_t hwoff_skcipher_chunk_bytes(const struct hwoff_skcipher *c);
