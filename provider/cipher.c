@@ -480,3 +480,4 @@ const OSSL_DISPATCH hwprov_cipher_functions[] = {
 	{ OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS, HWPROV_FN(cipher_settable_ctx_params) },
 	{ 0, NULL },
 };
+HWPROV_SHARED_FUNCTIONS_FIT(hwprov_cipher_functions);

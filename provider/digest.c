@@ -470,3 +470,4 @@ const OSSL_DISPATCH hwprov_digest_functions[] = {
 	{ OSSL_FUNC_DIGEST_GETTABLE_PARAMS, HWPROV_FN(digest_gettable_params) },
 	{ 0, NULL },
 };
+HWPROV_SHARED_FUNCTIONS_FIT(hwprov_digest_functions);

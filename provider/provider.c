@@ -140,8 +140,11 @@ struct row_entry_points {
 static const struct row_entry_points row_entry_points[HWOFF_ALG_COUNT] = { HWOFF_ALGS(ROW_ENTRY,
 										      ROW_ENTRY) };
 
-/* The row's dispatch: its newctx and get_params, then its kind's shared functions. */
-static void build_dispatch(OSSL_DISPATCH *out, size_t out_count, size_t row)
+/*
+ * The row's dispatch: its newctx and get_params, then its kind's shared functions, which fit
+ * (HWPROV_SHARED_FUNCTIONS_FIT() in cipher.c and digest.c).
+ */
+static void build_dispatch(OSSL_DISPATCH out[HWPROV_ROW_DISPATCH_MAX], size_t row)
 {
 	const OSSL_DISPATCH *shared = hwoff_alg_is_digest(&hwoff_algs[row])
 					      ? hwprov_digest_functions
@@ -155,7 +158,7 @@ static void build_dispatch(OSSL_DISPATCH *out, size_t out_count, size_t row)
 	out[n++] = (OSSL_DISPATCH){ newctx_id, (void (*)(void))row_entry_points[row].newctx };
 	out[n++] =
 		(OSSL_DISPATCH){ get_params_id, (void (*)(void))row_entry_points[row].get_params };
-	for (; shared->function_id && n < out_count - 1; shared++)
+	for (; shared->function_id; shared++)
 		out[n++] = *shared;
 	out[n] = (OSSL_DISPATCH){ 0, NULL };
 }
@@ -169,8 +172,7 @@ static void build_algorithms(struct hwprov *prov)
 
 		if (!prov->config.enabled[a])
 			continue;
-		build_dispatch(prov->dispatch[a],
-			       sizeof(prov->dispatch[a]) / sizeof(prov->dispatch[a][0]), a);
+		build_dispatch(prov->dispatch[a], a);
 		slot = hwoff_alg_is_digest(&hwoff_algs[a]) ? &prov->digests[digests++]
 							   : &prov->ciphers[ciphers++];
 		*slot = (OSSL_ALGORITHM){ hwoff_algs[a].names, PROVIDER_PROPERTIES,

@@ -98,6 +98,18 @@ struct hwprov_software {
 	};
 };
 
+/*
+ * A row's dispatch: its newctx and get_params, then the functions its kind shares
+ * (hwprov_cipher_functions, hwprov_digest_functions), the terminator last. A shared table, its
+ * own terminator included, has at most HWPROV_SHARED_FUNCTIONS_MAX entries: the file defining it
+ * checks so at compile time with HWPROV_SHARED_FUNCTIONS_FIT().
+ */
+#define HWPROV_SHARED_FUNCTIONS_MAX 22
+#define HWPROV_ROW_DISPATCH_MAX	    (2 + HWPROV_SHARED_FUNCTIONS_MAX)
+#define HWPROV_SHARED_FUNCTIONS_FIT(table)                                                \
+	_Static_assert(sizeof(table) / sizeof((table)[0]) <= HWPROV_SHARED_FUNCTIONS_MAX, \
+		       #table "[] outgrows a row's dispatch: raise HWPROV_SHARED_FUNCTIONS_MAX")
+
 struct hwprov {
 	const OSSL_CORE_HANDLE *handle;
 	OSSL_LIB_CTX *libctx; /* a child of the application's: where software is fetched */
@@ -127,7 +139,7 @@ struct hwprov {
 
 	OSSL_ALGORITHM ciphers[HWOFF_ALG_COUNT + 1];
 	OSSL_ALGORITHM digests[HWOFF_ALG_COUNT + 1];
-	OSSL_DISPATCH dispatch[HWOFF_ALG_COUNT][24];
+	OSSL_DISPATCH dispatch[HWOFF_ALG_COUNT][HWPROV_ROW_DISPATCH_MAX];
 };
 
 /*
