@@ -20,8 +20,11 @@
 #define HWOFF_MODULE_NAME_MAX 64 /* the kernel's MODULE_NAME_LEN is smaller */
 #define HWOFF_IMPLS_MAX	      128 /* 6.12 on x86 with AVX2 has 29 */
 
-/* include/linux/crypto.h, not exported to userspace: "hardware not directly usable by users" */
-#define CRYPTO_ALG_KERN_DRIVER_ONLY 0x00001000
+/*
+ * The value of the kernel's CRYPTO_ALG_KERN_DRIVER_ONLY (include/linux/crypto.h, "hardware not
+ * directly usable by users"), mirrored here as no uapi header exports it: a bit of cru_flags.
+ */
+#define HWOFF_KERN_DRIVER_ONLY 0x00001000
 
 /* The module of the bundled engine driver (kernel/); its drivers end in -pio, -dma or neither. */
 #define HWOFF_ENGINE_MODULE "hwoffload"

@@ -89,9 +89,9 @@ static void print_implementation(const struct hwoff_impl *impl, bool af_alg)
 	       impl->name, impl->driver, hwoff_impl_class_name(impl->class), impl->priority,
 	       impl->module, impl->type[0] ? impl->type : "?", impl->async ? "yes" : "no",
 	       impl->binds_device ? "yes" : "no",
-	       !impl->kernel_flags_known			  ? "unknown"
-	       : impl->kernel_flags & CRYPTO_ALG_KERN_DRIVER_ONLY ? "yes"
-								  : "no",
+	       !impl->kernel_flags_known		     ? "unknown"
+	       : impl->kernel_flags & HWOFF_KERN_DRIVER_ONLY ? "yes"
+							     : "no",
 	       reach);
 	if (strcmp(reach, "refused") == 0)
 		printf("implementation-reason: %s: %s\n", impl->driver, reason);

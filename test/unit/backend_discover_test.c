@@ -288,7 +288,7 @@ START_TEST(test_paravirtual_engine_either_way)
 	}
 
 	ck_assert_uint_eq(inject_kernel_flags("crypto-user-6.1-virtio.txt"), d->count);
-	ck_assert(!(virtio->kernel_flags & CRYPTO_ALG_KERN_DRIVER_ONLY));
+	ck_assert(!(virtio->kernel_flags & HWOFF_KERN_DRIVER_ONLY));
 	hwoff_discovery_classify(d);
 	for (size_t i = 0; i < d->count; i++)
 		ck_assert_msg(d->impls[i].class == without_netlink[i], "%s: %s with netlink",
