@@ -42,6 +42,7 @@
 #define  HWE_CAP_AES_ECB		HWE_BIT(0)
 #define  HWE_CAP_AES_CBC		HWE_BIT(1)
 #define  HWE_CAP_AES_CTR		HWE_BIT(2)
+#define  HWE_CAP_AES_GCM		HWE_BIT(3)	/* mode HWE_MODE_GCM, ENGINE.md section 12 */
 #define  HWE_CAP_PIO			HWE_BIT(8)
 #define  HWE_CAP_DMA			HWE_BIT(9)
 #define  HWE_CAP_HASH			HWE_BIT(16)	/* MD5, SHA-1, SHA-224/256/384/512 */
@@ -88,6 +89,7 @@ enum hwe_err {
 	HWE_ERR_FIFO = 8,		/* FIFO overflow/overrun (or injected) */
 	HWE_ERR_RING = 9,		/* bad ring base/size, or HEAD more than a ring ahead */
 	HWE_ERR_ABORTED = 10,		/* an earlier descriptor of this request failed */
+	HWE_ERR_TAG_MISMATCH = 11,	/* GCM decrypt: tag differs; a result, not a fault */
 	HWE_ERR_COUNT
 };
 
@@ -101,6 +103,7 @@ enum hwe_err {
 #define  HWE_MODE_ECB			1
 #define  HWE_MODE_CBC			2
 #define  HWE_MODE_CTR			3
+#define  HWE_MODE_GCM			4	/* context: HWE_REG_GCM_* or struct hwe_gcm_ctx */
 #define HWE_CFG_DECRYPT			HWE_BIT(4)
 #define HWE_CFG_KEYLEN_SHIFT		8	/* key length in bytes: 16, 24 or 32 */
 #define HWE_CFG_KEYLEN_MASK		0x0000ff00
@@ -112,13 +115,26 @@ enum hwe_err {
 	((unit) << HWE_CFG_UNIT_SHIFT | (keylen) << HWE_CFG_KEYLEN_SHIFT |	\
 	 (mode) | ((decrypt) ? HWE_CFG_DECRYPT : 0))
 
-/* ---- PIO: ownership of 0x200..0x25f and the FIFO windows passes with PIO_SEQ ---- */
+/* ---- PIO: ownership of 0x200..0x27f and the FIFO windows passes with PIO_SEQ ---- */
 #define HWE_REG_PIO_SEQ			0x240	/* driver: bump to post a request */
 #define HWE_REG_PIO_DONE_SEQ		0x244	/* engine: = PIO_SEQ when finished (poll this) */
 #define HWE_REG_PIO_RESULT		0x248	/* engine: enum hwe_err of that request */
 #define HWE_REG_FIFO_IN_LEVEL		0x24c	/* driver fills, engine drains to 0 */
 #define HWE_REG_FIFO_OUT_LEVEL		0x250	/* engine fills, driver drains to 0 */
 #define HWE_REG_PIO_UNIT		0x254	/* driver: HWE_UNIT_* the request is for */
+
+/*
+ * ---- GCM context for PIO, beside AES_CFG, AES_KEY and the first 12 bytes of AES_IV ----
+ * (a DMA request carries its own, struct hwe_gcm_ctx; see ENGINE.md "GCM mode")
+ */
+#define HWE_REG_GCM_BASE     0x260
+#define HWE_REG_GCM_END	     0x280
+#define HWE_REG_GCM_AAD_LEN  0x260 /* bytes of AAD at the start of the input */
+#define HWE_REG_GCM_DATA_LEN 0x264 /* bytes of data after the AAD */
+#define HWE_REG_GCM_TAG_LEN  0x268 /* bytes a decrypt compares: 4, 8 or 12..16 */
+#define HWE_REG_GCM_TAG	     0x270 /* 16 bytes: encrypt: engine; decrypt: driver */
+#define HWE_GCM_IV_SIZE	     12 /* 96-bit IVs only: J0 = IV || 0^31 || 1 */
+#define HWE_GCM_TAG_SIZE     16
 
 /* ---- DMA descriptor ring ---- */
 #define HWE_REG_RING_BASE		0x300	/* driver, 64-bit GPA, HWE_RING_ALIGN aligned */
@@ -165,6 +181,7 @@ enum hwe_err {
 #define HWE_REG_CNT_RESETS		0x650
 #define HWE_REG_CNT_PIO_BUSY_NS		0x658	/* engine time on PIO requests, ns */
 #define HWE_REG_CNT_DMA_BUSY_NS		0x660	/* engine time on DMA requests, ns */
+#define HWE_REG_CNT_TAG_MISMATCHES	0x668	/* GCM decrypts refused by their tag */
 
 /*
  * ---- model-only fault injection: the driver writes a count, the engine consumes it ----
@@ -179,7 +196,7 @@ enum hwe_err {
 struct hwe_desc {
 	__le64 src;		/* DATA: source GPA; LOAD_CTX: GPA of the context record */
 	__le64 dst;		/* DATA: destination GPA (may equal src); 0 for hash */
-	__le32 len;		/* DATA: bytes; LOAD_CTX: sizeof(the record): selects AES or hash */
+	__le32 len;		/* DATA: bytes; LOAD_CTX: sizeof(the record): AES, GCM or hash */
 	__le32 flags;		/* HWE_DESC_* */
 	__le32 status;		/* engine writes HWE_DSTAT_DONE | error when finished */
 	__le32 reserved;
@@ -202,6 +219,19 @@ struct hwe_aes_ctx {
 	__le32 reserved[2];
 	__u8 iv[16];		/* IV / counter; written back at END_OF_REQ */
 	__u8 key[32];
+};
+
+/* ---- per-request GCM context record (128 bytes, in guest RAM, 16-byte aligned) ---- */
+struct hwe_gcm_ctx {
+	__le32 cfg; /* HWE_CFG(HWE_UNIT_AES, HWE_MODE_GCM, keylen, decrypt) */
+	__le32 tag_len; /* as HWE_REG_GCM_TAG_LEN */
+	__le32 aad_len; /* as HWE_REG_GCM_AAD_LEN */
+	__le32 data_len; /* as HWE_REG_GCM_DATA_LEN */
+	__u8 iv[HWE_GCM_IV_SIZE];
+	__le32 reserved;
+	__u8 key[32];
+	__u8 tag[HWE_GCM_TAG_SIZE]; /* encrypt: written back at END_OF_REQ; decrypt: read */
+	__u8 reserved2[48]; /* 0 */
 };
 
 /* ---- per-request hash context record (96 bytes, in guest RAM, 16-byte aligned) ---- */
