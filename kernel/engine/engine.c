@@ -30,6 +30,7 @@ static const char *const err_names[HWE_ERR_COUNT] = {
 	[HWE_ERR_FIFO] = "FIFO error",
 	[HWE_ERR_RING] = "ring error",
 	[HWE_ERR_ABORTED] = "aborted",
+	[HWE_ERR_TAG_MISMATCH] = "tag mismatch",
 };
 
 /* ---- BAR2 access: 32/64-bit little-endian words, atomically ---- */
@@ -156,7 +157,9 @@ static void end_dma_request(struct hwemu_engine *e)
 {
 	hwemu_stream_abort(&e->dma_stream);
 	hwemu_hash_abort(e->dma_hash);
+	hwemu_gcm_abort(&e->dma_gcm);
 	OPENSSL_cleanse(&e->dma_ctx, sizeof(e->dma_ctx));
+	OPENSSL_cleanse(e->dma_gcm_tag, sizeof(e->dma_gcm_tag));
 	memset(&e->req, 0, sizeof(e->req));
 }
 
@@ -175,6 +178,7 @@ static void engine_reset(struct hwemu_engine *e)
 
 	hwemu_stream_abort(&e->pio_stream);
 	hwemu_hash_abort(e->pio_hash);
+	hwemu_gcm_abort(&e->pio_gcm);
 	end_dma_request(e);
 	e->stalled = false;
 	e->dma_halted = false;
@@ -183,6 +187,7 @@ static void engine_reset(struct hwemu_engine *e)
 	reg_write64(e, HWE_REG_LAST_ERROR_ADDR, 0);
 	OPENSSL_cleanse(e->cfg.bar2 + HWE_REG_AES_IV, HWEMU_AES_BLOCK);
 	OPENSSL_cleanse(e->cfg.bar2 + HWE_REG_AES_KEY, HWEMU_AES_MAX_KEY);
+	OPENSSL_cleanse(e->cfg.bar2 + HWE_REG_GCM_BASE, HWE_REG_GCM_END - HWE_REG_GCM_BASE);
 	OPENSSL_cleanse(e->cfg.bar2 + HWE_REG_HASH_BASE, HWE_REG_HASH_END - HWE_REG_HASH_BASE);
 
 	e->pio_done_seq = reg_read(e, HWE_REG_PIO_SEQ);
@@ -239,6 +244,46 @@ static enum hwe_err pio_aes(struct hwemu_engine *e, uint32_t len)
 	return err;
 }
 
+/*
+ * FIFO_IN (AAD || data) -> GCM -> FIFO_OUT (AAD || output), the tag to GCM_TAG on an encrypt.
+ * The whole message is here, so the tag is checked before any output is given: a decrypt
+ * whose tag does not match leaves FIFO_OUT empty.
+ */
+static enum hwe_err pio_gcm(struct hwemu_engine *e, uint32_t len)
+{
+	struct hwemu_gcm_state st;
+	enum hwe_err err;
+
+	st.cfg = reg_read(e, HWE_REG_AES_CFG);
+	st.tag_len = reg_read(e, HWE_REG_GCM_TAG_LEN);
+	st.aad_len = reg_read(e, HWE_REG_GCM_AAD_LEN);
+	st.data_len = reg_read(e, HWE_REG_GCM_DATA_LEN);
+	memcpy(st.iv, e->cfg.bar2 + HWE_REG_AES_IV, sizeof(st.iv));
+	memcpy(st.key, e->cfg.bar2 + HWE_REG_AES_KEY, sizeof(st.key));
+	memcpy(st.tag, e->cfg.bar2 + HWE_REG_GCM_TAG, sizeof(st.tag));
+	if (reg_read(e, HWE_REG_AES_CTR_OFFSET))
+		err = HWE_ERR_BAD_CTX; /* an offset outside CTR */
+	else
+		err = hwemu_gcm_start(&e->pio_gcm, &e->cipher, &st);
+	if (err == HWE_ERR_NONE && (uint64_t)st.aad_len + st.data_len != len)
+		err = HWE_ERR_BAD_LEN;
+	if (err == HWE_ERR_NONE) {
+		memcpy(e->bounce, e->cfg.bar2 + HWE_FIFO_IN, len);
+		err = hwemu_gcm_run(&e->pio_gcm, e->bounce, e->bounce, len);
+	}
+	if (err == HWE_ERR_NONE)
+		err = hwemu_gcm_finish(&e->pio_gcm, &st);
+	if (err == HWE_ERR_NONE) {
+		memcpy(e->cfg.bar2 + HWE_FIFO_OUT, e->bounce, len);
+		if (!(st.cfg & HWE_CFG_DECRYPT))
+			memcpy(e->cfg.bar2 + HWE_REG_GCM_TAG, st.tag, sizeof(st.tag));
+		reg_write(e, HWE_REG_FIFO_OUT_LEVEL, len);
+	}
+	hwemu_gcm_abort(&e->pio_gcm);
+	OPENSSL_cleanse(&st, sizeof(st));
+	return err;
+}
+
 /* FIFO_IN -> hash; the state (or digest) and length go back to the hash registers. */
 static enum hwe_err pio_hash(struct hwemu_engine *e, uint32_t len)
 {
@@ -277,6 +322,8 @@ static enum hwe_err pio_process(struct hwemu_engine *e, uint32_t *len)
 
 	switch (reg_read(e, HWE_REG_PIO_UNIT)) {
 	case HWE_UNIT_AES:
+		if ((reg_read(e, HWE_REG_AES_CFG) & HWE_CFG_MODE_MASK) == HWE_MODE_GCM)
+			return pio_gcm(e, *len);
 		return pio_aes(e, *len);
 	case HWE_UNIT_HASH:
 		return pio_hash(e, *len);
@@ -302,7 +349,10 @@ static void pio_doorbell(struct hwemu_engine *e)
 
 	err = pio_process(e, &len);
 	reg_write(e, HWE_REG_FIFO_IN_LEVEL, 0);		/* input consumed, even on error */
-	if (err != HWE_ERR_NONE) {
+	if (err == HWE_ERR_TAG_MISMATCH) {
+		/* a result, not a fault: the whole message was processed and is charged */
+		counter_add(e, HWE_REG_CNT_TAG_MISMATCHES, 1);
+	} else if (err != HWE_ERR_NONE) {
 		record_error(e, "PIO", err, 0);
 		len = 0;	/* charge only the setup time for a refused request */
 	} else {
@@ -321,6 +371,18 @@ static void pio_doorbell(struct hwemu_engine *e)
 
 /* ---- DMA ---- */
 
+/* A context record was read (@err says whether it was valid): the request's data feeds it. */
+static enum hwe_err dma_use_ctx(struct hwemu_engine *e, enum hwe_err err, enum hwemu_record record,
+				uint64_t addr)
+{
+	if (err != HWE_ERR_NONE)
+		return err;
+	e->req.ctx_loaded = true;
+	e->req.record = record;
+	e->req.ctx_addr = addr;
+	return HWE_ERR_NONE;
+}
+
 static enum hwe_err dma_load_hash_ctx(struct hwemu_engine *e, uint64_t addr)
 {
 	struct hwe_hash_ctx rec;
@@ -335,15 +397,30 @@ static enum hwe_err dma_load_hash_ctx(struct hwemu_engine *e, uint64_t addr)
 	err = hwemu_hash_start(e->dma_hash, &st);
 	OPENSSL_cleanse(&rec, sizeof(rec));
 	OPENSSL_cleanse(&st, sizeof(st));
-	if (err != HWE_ERR_NONE)
-		return err;
-	e->req.ctx_loaded = true;
-	e->req.hash = true;
-	e->req.ctx_addr = addr;
-	return HWE_ERR_NONE;
+	return dma_use_ctx(e, err, HWEMU_RECORD_HASH, addr);
 }
 
-/* The record's length says which unit it is for: struct hwe_aes_ctx or hwe_hash_ctx. */
+static enum hwe_err dma_load_gcm_ctx(struct hwemu_engine *e, uint64_t addr)
+{
+	struct hwe_gcm_ctx rec;
+	struct hwemu_gcm_state st;
+	enum hwe_err err;
+
+	memcpy(&rec, e->cfg.ram + addr, sizeof(rec));
+	st.cfg = le32toh(rec.cfg);
+	st.tag_len = le32toh(rec.tag_len);
+	st.aad_len = le32toh(rec.aad_len);
+	st.data_len = le32toh(rec.data_len);
+	memcpy(st.iv, rec.iv, sizeof(st.iv));
+	memcpy(st.key, rec.key, sizeof(st.key));
+	memcpy(e->dma_gcm_tag, rec.tag, sizeof(e->dma_gcm_tag));
+	err = hwemu_gcm_start(&e->dma_gcm, &e->cipher, &st);
+	OPENSSL_cleanse(&rec, sizeof(rec));
+	OPENSSL_cleanse(&st, sizeof(st));
+	return dma_use_ctx(e, err, HWEMU_RECORD_GCM, addr);
+}
+
+/* The record's length says which it is: struct hwe_aes_ctx, hwe_gcm_ctx or hwe_hash_ctx. */
 static enum hwe_err dma_load_ctx(struct hwemu_engine *e, const struct hwe_desc *d)
 {
 	uint64_t addr = le64toh(d->src);
@@ -351,7 +428,8 @@ static enum hwe_err dma_load_ctx(struct hwemu_engine *e, const struct hwe_desc *
 	struct hwe_aes_ctx rec;
 	enum hwe_err err;
 
-	if (len != sizeof(rec) && len != sizeof(struct hwe_hash_ctx))
+	if (len != sizeof(rec) && len != sizeof(struct hwe_gcm_ctx) &&
+	    len != sizeof(struct hwe_hash_ctx))
 		return HWE_ERR_BAD_LEN;
 	if (!dma_aligned(addr))
 		return HWE_ERR_MISALIGNED;
@@ -359,6 +437,8 @@ static enum hwe_err dma_load_ctx(struct hwemu_engine *e, const struct hwe_desc *
 		return HWE_ERR_BAD_ADDR;
 	if (len == sizeof(struct hwe_hash_ctx))
 		return dma_load_hash_ctx(e, addr);
+	if (len == sizeof(struct hwe_gcm_ctx))
+		return dma_load_gcm_ctx(e, addr);
 
 	memcpy(&rec, e->cfg.ram + addr, sizeof(rec));
 	e->dma_ctx.cfg = le32toh(rec.cfg);
@@ -369,47 +449,57 @@ static enum hwe_err dma_load_ctx(struct hwemu_engine *e, const struct hwe_desc *
 
 	err = hwemu_stream_start(&e->dma_stream, &e->cipher, &e->dma_ctx);
 	OPENSSL_cleanse(e->dma_ctx.key, sizeof(e->dma_ctx.key));
-	if (err != HWE_ERR_NONE)
-		return err;
-	e->req.ctx_loaded = true;
-	e->req.hash = false;
-	e->req.ctx_addr = addr;
-	return HWE_ERR_NONE;
+	return dma_use_ctx(e, err, HWEMU_RECORD_AES, addr);
 }
 
 static enum hwe_err dma_data(struct hwemu_engine *e, const struct hwe_desc *d)
 {
-	uint64_t src = le64toh(d->src), dst = le64toh(d->dst);
+	uint64_t src = le64toh(d->src), dst = le64toh(d->dst), remaining;
 	uint32_t len = le32toh(d->len), done, n;
+	bool hash = e->req.record == HWEMU_RECORD_HASH;
+	bool whole_blocks = e->req.record == HWEMU_RECORD_AES;
 	enum hwe_err err;
 
 	if (!e->req.ctx_loaded)
 		return HWE_ERR_NO_CTX;
 	if (len == 0 || len > HWE_DMA_MAX_LEN)
 		return HWE_ERR_BAD_LEN;
-	if (e->req.hash && dst != 0)
+	if (hash && dst != 0)
 		return HWE_ERR_BAD_DESC;	/* the hash has no output stream */
+	if (e->req.record == HWEMU_RECORD_GCM) {
+		remaining = hwemu_gcm_remaining(&e->dma_gcm);
+		if (len > remaining)
+			return HWE_ERR_BAD_LEN;
+		/* only the descriptor that ends the message may end in a partial block */
+		whole_blocks = len != remaining;
+	}
 	/* the hash's last data may end in a partial block: hwemu_hash_run() checks lengths */
-	if (!dma_aligned(src) || !dma_aligned(dst) || (!e->req.hash && !dma_aligned(len)))
+	if (!dma_aligned(src) || !dma_aligned(dst) || (whole_blocks && !dma_aligned(len)))
 		return HWE_ERR_MISALIGNED;
 	if (!ram_range_ok(e, src, len))
 		return HWE_ERR_BAD_ADDR;
-	if (!e->req.hash && !ram_range_ok(e, dst, len))
+	if (!hash && !ram_range_ok(e, dst, len))
 		return HWE_ERR_BAD_ADDR;
 
 	/* burst by burst through the engine's internal buffer, like the hardware */
 	for (done = 0; done < len; done += n) {
 		n = len - done < sizeof(e->bounce) ? len - done : sizeof(e->bounce);
 		memcpy(e->bounce, e->cfg.ram + src + done, n);
-		if (e->req.hash) {
+		switch (e->req.record) {
+		case HWEMU_RECORD_HASH:
 			err = hwemu_hash_run(e->dma_hash, e->bounce, n);
-		} else {
+			break;
+		case HWEMU_RECORD_GCM:
+			err = hwemu_gcm_run(&e->dma_gcm, e->bounce, e->bounce, n);
+			break;
+		default:
 			err = hwemu_stream_run(&e->dma_stream, e->bounce, e->bounce, n);
-			if (err == HWE_ERR_NONE)
-				memcpy(e->cfg.ram + dst + done, e->bounce, n);
+			break;
 		}
 		if (err != HWE_ERR_NONE)
 			return err;
+		if (!hash)
+			memcpy(e->cfg.ram + dst + done, e->bounce, n);
 	}
 	e->req.bytes += len;
 	return HWE_ERR_NONE;
@@ -461,19 +551,38 @@ static void dma_finish_hash(struct hwemu_engine *e)
 	OPENSSL_cleanse(&st, sizeof(st));
 }
 
+/*
+ * END_OF_REQ of a GCM request, before its status is written: the message must be complete;
+ * an encrypt writes the tag into the record, a decrypt is checked against the one it loaded.
+ */
+static enum hwe_err dma_finish_gcm(struct hwemu_engine *e)
+{
+	struct hwe_gcm_ctx *rec = (struct hwe_gcm_ctx *)(e->cfg.ram + e->req.ctx_addr);
+	bool decrypt = e->dma_gcm.decrypt;
+	struct hwemu_gcm_state st;
+	enum hwe_err err;
+
+	memcpy(st.tag, e->dma_gcm_tag, sizeof(st.tag));
+	err = hwemu_gcm_finish(&e->dma_gcm, &st);
+	if (err == HWE_ERR_NONE && !decrypt)
+		memcpy(rec->tag, st.tag, sizeof(rec->tag));
+	OPENSSL_cleanse(&st, sizeof(st));
+	return err;
+}
+
 /* END_OF_REQ: write the output IV (or hash state) back to the record, charge the time. */
 static void dma_finish_request(struct hwemu_engine *e)
 {
 	struct hwe_aes_ctx *rec;
 
-	if (!e->req.failed && e->req.ctx_loaded && e->req.hash) {
+	if (!e->req.failed && e->req.ctx_loaded && e->req.record == HWEMU_RECORD_HASH) {
 		dma_finish_hash(e);
-	} else if (!e->req.failed && e->req.ctx_loaded) {
+	} else if (!e->req.failed && e->req.ctx_loaded && e->req.record == HWEMU_RECORD_AES) {
 		hwemu_stream_finish(&e->dma_stream, &e->dma_ctx);
 		rec = (struct hwe_aes_ctx *)(e->cfg.ram + e->req.ctx_addr);
 		memcpy(rec->iv, e->dma_ctx.iv, sizeof(rec->iv));
 		rec->ctr_offset = htole32(e->dma_ctx.ctr_offset);
-	}
+	} /* a GCM request's tag was written by dma_finish_gcm() */
 	if (!e->req.failed) {
 		counter_add(e, HWE_REG_CNT_DMA_REQUESTS, 1);
 		counter_add(e, HWE_REG_CNT_DMA_BYTES, e->req.bytes);
@@ -515,7 +624,14 @@ static enum dma_step_result dma_step(struct hwemu_engine *e, uint32_t *events)
 	memcpy(&d, e->cfg.ram + addr, sizeof(d));
 	flags = le32toh(d.flags);
 	err = dma_desc(e, &d);
-	if (err != HWE_ERR_NONE) {
+	if (err == HWE_ERR_NONE && (flags & HWE_DESC_END_OF_REQ) && e->req.ctx_loaded &&
+	    e->req.record == HWEMU_RECORD_GCM)
+		err = dma_finish_gcm(e);
+	if (err == HWE_ERR_TAG_MISMATCH) {
+		/* a result, not a fault: no DMA_ERROR; failed, so not counted as a request */
+		counter_add(e, HWE_REG_CNT_TAG_MISMATCHES, 1);
+		e->req.failed = true;
+	} else if (err != HWE_ERR_NONE) {
 		if (err != HWE_ERR_ABORTED)
 			record_error(e, "DMA descriptor", err, desc_error_addr(e, &d, err));
 		e->req.failed = true;
@@ -576,7 +692,8 @@ static void write_identification(struct hwemu_engine *e)
 	reg_write(e, HWE_REG_ID, HWE_ID_MAGIC);
 	reg_write(e, HWE_REG_VERSION, HWE_VERSION);
 	reg_write(e, HWE_REG_CAPS, HWE_CAP_AES_ECB | HWE_CAP_AES_CBC | HWE_CAP_AES_CTR |
-		  HWE_CAP_PIO | HWE_CAP_DMA | HWE_CAP_HASH | HWE_CAP_FAULT_INJECTION);
+		  HWE_CAP_AES_GCM | HWE_CAP_PIO | HWE_CAP_DMA | HWE_CAP_HASH |
+		  HWE_CAP_FAULT_INJECTION);
 	reg_write(e, HWE_REG_PEER_ID, HWEMU_ENGINE_PEER_ID);
 	reg_write(e, HWE_REG_NUM_VECTORS, e->cfg.vectors);
 	reg_write(e, HWE_REG_FIFO_DEPTH, HWE_FIFO_DEPTH);
@@ -601,7 +718,8 @@ int hwemu_engine_init(struct hwemu_engine *e, const struct hwemu_engine_config *
 	e->pio_hash = hwemu_hash_stream_new();
 	e->dma_hash = hwemu_hash_stream_new();
 	if (hwemu_stream_init(&e->pio_stream) || hwemu_stream_init(&e->dma_stream) ||
-	    !e->pio_hash || !e->dma_hash) {
+	    hwemu_gcm_init(&e->pio_gcm) || hwemu_gcm_init(&e->dma_gcm) || !e->pio_hash ||
+	    !e->dma_hash) {
 		hwemu_engine_fini(e);
 		return -1;
 	}
@@ -615,6 +733,8 @@ void hwemu_engine_fini(struct hwemu_engine *e)
 {
 	hwemu_stream_fini(&e->pio_stream);
 	hwemu_stream_fini(&e->dma_stream);
+	hwemu_gcm_fini(&e->pio_gcm);
+	hwemu_gcm_fini(&e->dma_gcm);
 	hwemu_hash_stream_free(e->pio_hash);
 	hwemu_hash_stream_free(e->dma_hash);
 	e->pio_hash = NULL;

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "cipher.h"
+#include "gcm.h"
 #include "hash.h"
 #include "timing.h"
 
@@ -29,13 +30,20 @@ struct hwemu_engine_config {
 	bool quiet;			/* no error log lines */
 };
 
+/* The context record a DMA request loaded, which its DATA descriptors feed. */
+enum hwemu_record {
+	HWEMU_RECORD_AES, /* struct hwe_aes_ctx: ECB, CBC, CTR */
+	HWEMU_RECORD_GCM, /* struct hwe_gcm_ctx */
+	HWEMU_RECORD_HASH, /* struct hwe_hash_ctx */
+};
+
 /* State of the DMA request the ring walk is in (it may span several walks). */
 struct hwemu_dma_request {
 	bool open;			/* a descriptor was taken since the last END_OF_REQ */
 	bool inject_fault;		/* FAULT_DMA_ERROR chose this request */
 	bool failed;
 	bool ctx_loaded;
-	bool hash;			/* the loaded context is a hash context */
+	enum hwemu_record record;
 	uint64_t ctx_addr;		/* where to write the context back */
 	uint64_t start_ns;
 	uint64_t bytes;
@@ -49,6 +57,9 @@ struct hwemu_engine {
 	struct hwemu_aes_state dma_ctx;
 	struct hwemu_hash_stream *pio_hash;
 	struct hwemu_hash_stream *dma_hash;
+	struct hwemu_gcm_stream pio_gcm;
+	struct hwemu_gcm_stream dma_gcm;
+	uint8_t dma_gcm_tag[HWE_GCM_TAG_SIZE]; /* a decrypt's expected tag, from LOAD_CTX */
 	struct hwemu_dma_request req;
 	uint64_t ring_base;		/* latched at reset */
 	uint32_t ring_size;

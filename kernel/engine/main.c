@@ -256,6 +256,7 @@ static void print_counters(const uint8_t *bar2)
 		{ "dma_irqs", HWE_REG_CNT_DMA_IRQS },
 		{ "irqs_lost", HWE_REG_CNT_IRQS_LOST },
 		{ "errors", HWE_REG_CNT_ERRORS },
+		{ "tag_mismatches", HWE_REG_CNT_TAG_MISMATCHES },
 		{ "resets", HWE_REG_CNT_RESETS },
 	};
 	size_t i;

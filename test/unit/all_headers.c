@@ -8,6 +8,7 @@
 #include "kernel/engine/cipher.h"
 #include "kernel/engine/engine.h"
 #include "kernel/engine/eventloop.h"
+#include "kernel/engine/gcm.h"
 #include "kernel/engine/hash.h"
 #include "kernel/engine/ivshmem_server.h"
 #include "kernel/engine/timing.h"
