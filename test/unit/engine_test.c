@@ -13,6 +13,7 @@
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/eventfd.h>
@@ -1558,6 +1559,622 @@ START_TEST(test_hash_faults)
 }
 END_TEST
 
+/* ======== GCM mode of the AES unit ======== */
+
+static const uint32_t gcm_tag_lens[] = { 4, 8, 12, 13, 14, 15, 16 };
+
+#define NUM_GCM_TAG_LENS (sizeof(gcm_tag_lens) / sizeof(gcm_tag_lens[0]))
+
+/* One message and what OpenSSL makes of it: the streams AAD || plaintext and AAD || ciphertext. */
+struct gcm_message {
+	uint32_t keylen;
+	uint32_t tag_len;
+	uint32_t aad_len;
+	uint32_t data_len;
+	uint8_t key[32];
+	uint8_t iv[HWE_GCM_IV_SIZE];
+	uint8_t tag[HWE_GCM_TAG_SIZE];
+	uint8_t *plain;
+	uint8_t *cipher;
+};
+
+static const EVP_CIPHER *reference_gcm(uint32_t keylen)
+{
+	static const char *const names[3] = { "AES-128-GCM", "AES-192-GCM", "AES-256-GCM" };
+
+	return EVP_get_cipherbyname(names[keylen / 8 - 2]);
+}
+
+/* OpenSSL's GCM encrypt of @m->plain: fills @m->cipher (the AAD copied) and @m->tag. */
+static void reference_gcm_encrypt(struct gcm_message *m)
+{
+	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+	uint8_t *ct = m->cipher + m->aad_len;
+	int outl;
+
+	ck_assert_ptr_nonnull(ctx);
+	memcpy(m->cipher, m->plain, m->aad_len);
+	ck_assert_int_eq(EVP_EncryptInit_ex2(ctx, reference_gcm(m->keylen), m->key, m->iv, NULL),
+			 1);
+	if (m->aad_len)
+		ck_assert_int_eq(EVP_EncryptUpdate(ctx, NULL, &outl, m->plain, (int)m->aad_len), 1);
+	if (m->data_len) {
+		ck_assert_int_eq(
+			EVP_EncryptUpdate(ctx, ct, &outl, m->plain + m->aad_len, (int)m->data_len),
+			1);
+		ck_assert_int_eq(outl, (int)m->data_len);
+	}
+	ck_assert_int_eq(EVP_EncryptFinal_ex(ctx, ct + m->data_len, &outl), 1);
+	ck_assert_int_eq(outl, 0);
+	ck_assert_int_eq(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, HWE_GCM_TAG_SIZE, m->tag),
+			 1);
+	EVP_CIPHER_CTX_free(ctx);
+}
+
+/* A random message of the given shape, with OpenSSL's ciphertext and tag. */
+static void gcm_message_random(struct gcm_message *m, uint32_t keylen, uint32_t aad_len,
+			       uint32_t data_len)
+{
+	size_t total = (size_t)aad_len + data_len;
+
+	memset(m, 0, sizeof(*m));
+	m->keylen = keylen;
+	m->tag_len = gcm_tag_lens[random_below(NUM_GCM_TAG_LENS)];
+	m->aad_len = aad_len;
+	m->data_len = data_len;
+	random_bytes(m->key, sizeof(m->key));
+	random_bytes(m->iv, sizeof(m->iv));
+	m->plain = malloc(total + 1);
+	m->cipher = malloc(total + 1);
+	ck_assert(m->plain && m->cipher);
+	random_bytes(m->plain, total + 1);
+	reference_gcm_encrypt(m);
+}
+
+static void gcm_message_free(struct gcm_message *m)
+{
+	free(m->plain);
+	free(m->cipher);
+}
+
+static uint32_t gcm_cfg(const struct gcm_message *m, bool decrypt)
+{
+	return HWE_CFG(HWE_UNIT_AES, HWE_MODE_GCM, m->keylen, decrypt);
+}
+
+/*
+ * One PIO GCM request of @m, @tag_in the expected tag of a decrypt. On NONE, @out gets the
+ * output stream (AAD || data) and @tag_out GCM_TAG; otherwise FIFO_OUT must be empty.
+ */
+static uint32_t pio_gcm(const struct gcm_message *m, bool decrypt, const uint8_t *tag_in,
+			uint8_t *out, uint8_t *tag_out)
+{
+	uint32_t len = m->aad_len + m->data_len, result;
+
+	wr32(HWE_REG_PIO_UNIT, HWE_UNIT_AES);
+	wr32(HWE_REG_AES_CFG, gcm_cfg(m, decrypt));
+	wr32(HWE_REG_AES_CTR_OFFSET, 0);
+	memcpy(t.bar2 + HWE_REG_AES_KEY, m->key, sizeof(m->key));
+	memcpy(t.bar2 + HWE_REG_AES_IV, m->iv, sizeof(m->iv));
+	wr32(HWE_REG_GCM_AAD_LEN, m->aad_len);
+	wr32(HWE_REG_GCM_DATA_LEN, m->data_len);
+	wr32(HWE_REG_GCM_TAG_LEN, m->tag_len);
+	memcpy(t.bar2 + HWE_REG_GCM_TAG, tag_in, HWE_GCM_TAG_SIZE);
+	pio_post(decrypt ? m->cipher : m->plain, len);
+	wait_reg(HWE_REG_PIO_DONE_SEQ, ~0U, t.pio_seq);
+	result = rd32(HWE_REG_PIO_RESULT);
+	ck_assert_uint_eq(rd32(HWE_REG_FIFO_IN_LEVEL), 0);
+	if (result != HWE_ERR_NONE) {
+		ck_assert_uint_eq(rd32(HWE_REG_FIFO_OUT_LEVEL), 0);
+		return result;
+	}
+	ck_assert_uint_eq(rd32(HWE_REG_FIFO_OUT_LEVEL), len);
+	memcpy(out, t.bar2 + HWE_FIFO_OUT, len);
+	wr32(HWE_REG_FIFO_OUT_LEVEL, 0);
+	memcpy(tag_out, t.bar2 + HWE_REG_GCM_TAG, HWE_GCM_TAG_SIZE);
+	return result;
+}
+
+/* Where a DMA GCM request left things in guest RAM. */
+struct gcm_dma_request {
+	uint64_t record;
+	uint64_t src;
+	uint64_t dst;
+	uint32_t first; /* its LOAD_CTX descriptor */
+	uint32_t last; /* its END_OF_REQ descriptor */
+};
+
+static uint64_t put_gcm_context(const struct gcm_message *m, bool decrypt, const uint8_t *tag)
+{
+	uint64_t addr = ram_alloc(sizeof(struct hwe_gcm_ctx));
+	struct hwe_gcm_ctx *rec = (struct hwe_gcm_ctx *)(t.ram + addr);
+
+	memset(rec, 0, sizeof(*rec));
+	rec->cfg = htole32(gcm_cfg(m, decrypt));
+	rec->tag_len = htole32(m->tag_len);
+	rec->aad_len = htole32(m->aad_len);
+	rec->data_len = htole32(m->data_len);
+	memcpy(rec->iv, m->iv, sizeof(rec->iv));
+	memcpy(rec->key, m->key, sizeof(rec->key));
+	memcpy(rec->tag, tag, sizeof(rec->tag));
+	return addr;
+}
+
+/*
+ * Push one DMA GCM request of @m without publishing it: the record, then the input stream in
+ * up to @pieces DATA descriptors cut at random block boundaries (the last may end in a partial
+ * block). The destination is filled with 0xa5 first, unless in place.
+ */
+static void push_gcm_request(const struct gcm_message *m, bool decrypt, const uint8_t *tag,
+			     bool in_place, uint32_t pieces, struct gcm_dma_request *r)
+{
+	uint32_t total = m->aad_len + m->data_len, pos = 0, n, i;
+
+	r->record = put_gcm_context(m, decrypt, tag);
+	r->src = ram_alloc(total);
+	memcpy(t.ram + r->src, decrypt ? m->cipher : m->plain, total);
+	r->dst = in_place ? r->src : ram_alloc(total);
+	if (!in_place)
+		memset(t.ram + r->dst, 0xa5, total);
+	r->first = push_desc(r->record, 0, sizeof(struct hwe_gcm_ctx),
+			     HWE_DESC_LOAD_CTX | (total == 0 ? HWE_DESC_END_OF_REQ : 0));
+	r->last = r->first;
+	for (i = 0; pos < total; i++, pos += n) {
+		n = total - pos;
+		if (i + 1 < pieces && n > 16)
+			n = 16 * (1 + random_below((n - 1) / 16));
+		r->last = push_desc(r->src + pos, r->dst + pos, n,
+				    HWE_DESC_DATA | (pos + n == total ? HWE_DESC_END_OF_REQ : 0));
+	}
+}
+
+/* The request's result: every descriptor DONE, the first non-zero code among them. */
+static uint32_t gcm_request_result(const struct gcm_dma_request *r)
+{
+	uint32_t i, status, err = HWE_ERR_NONE;
+
+	for (i = r->first; i != r->last + 1; i++) {
+		status = desc_status(i);
+		ck_assert(status & HWE_DSTAT_DONE);
+		if (!err)
+			err = status & HWE_DSTAT_ERR_MASK;
+	}
+	return err;
+}
+
+static uint32_t dma_gcm(const struct gcm_message *m, bool decrypt, const uint8_t *tag,
+			bool in_place, uint32_t pieces, struct gcm_dma_request *r)
+{
+	push_gcm_request(m, decrypt, tag, in_place, pieces, r);
+	publish_and_wait();
+	w1c(HWE_REG_INT_STATUS, HWE_INT_DMA_DONE | HWE_INT_DMA_ERROR);
+	return gcm_request_result(r);
+}
+
+static const uint8_t *gcm_record_tag(const struct gcm_dma_request *r)
+{
+	return ((struct hwe_gcm_ctx *)(t.ram + r->record))->tag;
+}
+
+/*
+ * @m both ways on one path: the encrypt gives OpenSSL's ciphertext (the AAD passed through)
+ * and tag, and the decrypt of that with the tag gives the plaintext back.
+ */
+static void check_gcm_message(const struct gcm_message *m, bool dma, bool in_place, uint32_t pieces)
+{
+	uint32_t total = m->aad_len + m->data_len;
+	uint8_t *out = malloc(total + 1), tag[HWE_GCM_TAG_SIZE], poison[HWE_GCM_TAG_SIZE];
+	struct gcm_dma_request r;
+
+	ck_assert_ptr_nonnull(out);
+	memset(poison, 0x5a, sizeof(poison));
+	if (dma) {
+		t.heap = HEAP_GPA; /* nothing earlier is needed: large messages fit */
+		ck_assert_uint_eq(dma_gcm(m, false, poison, in_place, pieces, &r), HWE_ERR_NONE);
+		ck_assert_mem_eq(t.ram + r.dst, m->cipher, total);
+		ck_assert_mem_eq(gcm_record_tag(&r), m->tag, HWE_GCM_TAG_SIZE);
+		ck_assert_uint_eq(dma_gcm(m, true, m->tag, in_place, pieces, &r), HWE_ERR_NONE);
+		ck_assert_mem_eq(t.ram + r.dst, m->plain, total);
+		ck_assert_mem_eq(gcm_record_tag(&r), m->tag, HWE_GCM_TAG_SIZE); /* read only */
+	} else {
+		ck_assert_uint_eq(pio_gcm(m, false, poison, out, tag), HWE_ERR_NONE);
+		ck_assert_mem_eq(out, m->cipher, total);
+		ck_assert_mem_eq(tag, m->tag, HWE_GCM_TAG_SIZE);
+		ck_assert_uint_eq(pio_gcm(m, true, m->tag, out, tag), HWE_ERR_NONE);
+		ck_assert_mem_eq(out, m->plain, total);
+		ck_assert_mem_eq(tag, m->tag, HWE_GCM_TAG_SIZE);
+	}
+	free(out);
+}
+
+static void hex_decode(uint8_t *out, const char *hex)
+{
+	size_t i;
+
+	for (i = 0; hex[2 * i]; i++)
+		ck_assert_int_eq(sscanf(hex + 2 * i, "%2hhx", &out[i]), 1);
+}
+
+/* McGrew and Viega, "The Galois/Counter Mode of Operation (GCM)", Test Cases 1 to 4. */
+START_TEST(test_gcm_spec_vectors)
+{
+	static const char p3[] = "d9313225f88406e5a55909c5aff5269a86a7a9531534f7da2e4c303d8a318a72"
+				 "1c3c0c95956809532fcf0e2449a6b525b16aedf5aa0de657ba637b391aafd255";
+	static const char c3[] = "42831ec2217774244b7221b784d0d49ce3aa212f2c02a4e035c17e2329aca12e"
+				 "21d514b25466931c7d8f6a5aac84aa051ba30b396a0aac973d58e091473f5985";
+	static const struct {
+		const char *key, *iv, *aad, *plain, *cipher, *tag;
+		uint32_t data_len;
+	} cases[] = {
+		{ "00000000000000000000000000000000", "000000000000000000000000", "", "", "",
+		  "58e2fccefa7e3061367f1d57a4e7455a", 0 },
+		{ "00000000000000000000000000000000", "000000000000000000000000", "",
+		  "00000000000000000000000000000000", "0388dace60b6a392f328c2b971b2fe78",
+		  "ab6e47d42cec13bdf53a67b21257bddf", 16 },
+		{ "feffe9928665731c6d6a8f9467308308", "cafebabefacedbaddecaf888", "", p3, c3,
+		  "4d5c2af327cd64a62cf35abd2ba6fab4", 64 },
+		{ "feffe9928665731c6d6a8f9467308308", "cafebabefacedbaddecaf888",
+		  "feedfacedeadbeeffeedfacedeadbeefabaddad2", p3, c3,
+		  "5bc94fbc3221a5db94fae95ae7121a47", 60 },
+	};
+	struct gcm_message m, ref;
+	uint8_t plain[20 + 64], cipher[20 + 64];
+	size_t i;
+
+	ck_assert(rd32(HWE_REG_CAPS) & HWE_CAP_AES_GCM);
+	for (i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		memset(&m, 0, sizeof(m));
+		m.keylen = 16;
+		m.tag_len = HWE_GCM_TAG_SIZE;
+		m.aad_len = strlen(cases[i].aad) / 2;
+		m.data_len = cases[i].data_len;
+		hex_decode(m.key, cases[i].key);
+		hex_decode(m.iv, cases[i].iv);
+		hex_decode(m.tag, cases[i].tag);
+		hex_decode(plain, cases[i].aad);
+		hex_decode(cipher, cases[i].aad);
+		hex_decode(plain + m.aad_len, cases[i].plain); /* Test Case 4: the first 60 */
+		hex_decode(cipher + m.aad_len, cases[i].cipher);
+		m.plain = plain;
+		m.cipher = cipher;
+
+		/* the vectors as typed agree with OpenSSL */
+		ref = m;
+		ref.cipher = malloc(m.aad_len + m.data_len + 1);
+		reference_gcm_encrypt(&ref);
+		ck_assert_mem_eq(ref.cipher, cipher, m.aad_len + m.data_len);
+		ck_assert_mem_eq(ref.tag, m.tag, HWE_GCM_TAG_SIZE);
+		free(ref.cipher);
+
+		check_gcm_message(&m, false, false, 1);
+		check_gcm_message(&m, true, false, 1);
+		check_gcm_message(&m, true, true, 2);
+	}
+}
+END_TEST
+
+/* AAD and data lengths around the block size, both zero, and random ones, for PIO and DMA. */
+static const uint32_t gcm_shapes[][2] = {
+	{ 0, 0 },   { 0, 1 },	  { 1, 0 },    { 0, 15 },   { 15, 0 },	    { 0, 16 },	{ 16, 0 },
+	{ 0, 17 },  { 17, 0 },	  { 1, 1 },    { 15, 17 },  { 16, 16 },	    { 17, 15 }, { 13, 31 },
+	{ 20, 60 }, { 13, 1024 }, { 4096, 0 }, { 0, 4096 }, { 2048, 2048 },
+};
+
+#define NUM_GCM_SHAPES (sizeof(gcm_shapes) / sizeof(gcm_shapes[0]))
+
+START_TEST(test_gcm_pio_lengths)
+{
+	static const uint32_t keylens[] = { 16, 24, 32 };
+	struct gcm_message m;
+	uint32_t aad_len, data_len, k, i;
+	uint64_t requests = 0, bytes = 0;
+
+	for (k = 0; k < 3; k++) {
+		for (i = 0; i < NUM_GCM_SHAPES + 8; i++) {
+			if (i < NUM_GCM_SHAPES) {
+				aad_len = gcm_shapes[i][0];
+				data_len = gcm_shapes[i][1];
+			} else {
+				aad_len = random_below(300);
+				data_len = random_below(HWE_FIFO_DEPTH - aad_len + 1);
+			}
+			gcm_message_random(&m, keylens[k], aad_len, data_len);
+			check_gcm_message(&m, false, false, 1);
+			gcm_message_free(&m);
+			requests += 2;
+			bytes += 2 * (aad_len + data_len);
+		}
+	}
+	/* a GCM request's bytes are its AAD and data */
+	ck_assert_uint_eq(rd64(HWE_REG_CNT_PIO_REQUESTS), requests);
+	ck_assert_uint_eq(rd64(HWE_REG_CNT_PIO_BYTES), bytes);
+	ck_assert_uint_eq(rd64(HWE_REG_CNT_ERRORS), 0);
+}
+END_TEST
+
+START_TEST(test_gcm_dma_lengths)
+{
+	static const uint32_t keylens[] = { 16, 24, 32 };
+	static const uint32_t large[][2] = {
+		{ 13, 256 * 1024 - 3 },
+		{ 0, 256 * 1024 },
+		{ 256 * 1024, 0 },
+		{ 4095, 65537 },
+	};
+	struct gcm_message m;
+	uint32_t aad_len, data_len, k, i, n = 0;
+	uint64_t bytes = 0;
+
+	for (k = 0; k < 3; k++) {
+		for (i = 0; i < NUM_GCM_SHAPES + 4 + 6; i++) {
+			if (i < NUM_GCM_SHAPES) {
+				aad_len = gcm_shapes[i][0];
+				data_len = gcm_shapes[i][1];
+			} else if (i < NUM_GCM_SHAPES + 4) {
+				aad_len = large[i - NUM_GCM_SHAPES][0];
+				data_len = large[i - NUM_GCM_SHAPES][1];
+			} else {
+				aad_len = random_below(1000);
+				data_len = random_below(40000);
+			}
+			gcm_message_random(&m, keylens[k], aad_len, data_len);
+			/* in place and not, in one to four pieces */
+			check_gcm_message(&m, true, n % 2, 1 + n % 4);
+			gcm_message_free(&m);
+			bytes += 2 * (aad_len + data_len);
+			n++;
+		}
+	}
+	ck_assert_uint_eq(rd64(HWE_REG_CNT_DMA_REQUESTS), 2 * n);
+	ck_assert_uint_eq(rd64(HWE_REG_CNT_DMA_BYTES), bytes);
+	ck_assert_uint_eq(rd64(HWE_REG_CNT_ERRORS), 0);
+}
+END_TEST
+
+/*
+ * A flipped bit in the compared part of the tag is refused, at every compare length, as a
+ * result and not a fault; a flipped bit past tag_len is not compared.
+ */
+START_TEST(test_gcm_tag_mismatch)
+{
+	uint8_t out[600], tag[HWE_GCM_TAG_SIZE], bad[HWE_GCM_TAG_SIZE];
+	uint64_t mismatches = 0, pio_requests, dma_requests;
+	struct gcm_message m;
+	struct gcm_dma_request r;
+	uint32_t i, total;
+	int dma;
+
+	for (i = 0; i < NUM_GCM_TAG_LENS; i++) {
+		gcm_message_random(&m, 16 + 8 * (i % 3), random_below(40), random_below(500));
+		m.tag_len = gcm_tag_lens[i];
+		total = m.aad_len + m.data_len;
+		memcpy(bad, m.tag, sizeof(bad));
+		bad[random_below(m.tag_len)] ^= 1 << random_below(8);
+		for (dma = 0; dma < 2; dma++) {
+			pio_requests = rd64(HWE_REG_CNT_PIO_REQUESTS);
+			dma_requests = rd64(HWE_REG_CNT_DMA_REQUESTS);
+			if (!dma) {
+				memset(out, 0xa5, sizeof(out));
+				ck_assert_uint_eq(pio_gcm(&m, true, bad, out, tag),
+						  HWE_ERR_TAG_MISMATCH);
+				ck_assert_uint_eq(rd32(HWE_REG_PIO_RESULT), HWE_ERR_TAG_MISMATCH);
+				/* PIO gives no output, and the expected tag stays as written */
+				ck_assert_mem_eq(t.bar2 + HWE_REG_GCM_TAG, bad, sizeof(bad));
+			} else {
+				t.heap = HEAP_GPA;
+				push_gcm_request(&m, true, bad, i % 2, 2, &r);
+				publish_and_wait();
+				/* DMA_DONE alone: a mismatch is no DMA error */
+				ck_assert_uint_eq(rd32(HWE_REG_INT_STATUS) & ~HWE_INT_PIO_DONE,
+						  HWE_INT_DMA_DONE);
+				w1c(HWE_REG_INT_STATUS, HWE_INT_DMA_DONE);
+				ck_assert_uint_eq(desc_status(r.last),
+						  HWE_DSTAT_DONE | HWE_ERR_TAG_MISMATCH);
+				ck_assert_uint_eq(gcm_request_result(&r), HWE_ERR_TAG_MISMATCH);
+				ck_assert_mem_eq(gcm_record_tag(&r), bad, sizeof(bad));
+				/* DMA streamed the unauthenticated plaintext (ENGINE.md section 12)
+				 */
+				ck_assert_mem_eq(t.ram + r.dst, m.plain, total);
+			}
+			mismatches++;
+			ck_assert_uint_eq(rd64(HWE_REG_CNT_TAG_MISMATCHES), mismatches);
+			ck_assert_uint_eq(rd64(HWE_REG_CNT_PIO_REQUESTS), pio_requests);
+			ck_assert_uint_eq(rd64(HWE_REG_CNT_DMA_REQUESTS), dma_requests);
+			ck_assert_uint_eq(rd32(HWE_REG_ERR_STATUS), 0);
+			ck_assert_uint_eq(rd32(HWE_REG_LAST_ERROR), HWE_ERR_NONE);
+			ck_assert_uint_eq(rd64(HWE_REG_CNT_ERRORS), 0);
+		}
+		if (m.tag_len < HWE_GCM_TAG_SIZE) {
+			memcpy(bad, m.tag, sizeof(bad));
+			bad[m.tag_len + random_below(HWE_GCM_TAG_SIZE - m.tag_len)] ^= 0x80;
+			ck_assert_uint_eq(pio_gcm(&m, true, bad, out, tag), HWE_ERR_NONE);
+			ck_assert_mem_eq(out, m.plain, total);
+			t.heap = HEAP_GPA;
+			ck_assert_uint_eq(dma_gcm(&m, true, bad, false, 1, &r), HWE_ERR_NONE);
+			ck_assert_mem_eq(t.ram + r.dst, m.plain, total);
+		}
+		/* the engine carries on: the right tag is accepted */
+		check_gcm_message(&m, false, false, 1);
+		check_gcm_message(&m, true, false, 3);
+		gcm_message_free(&m);
+	}
+}
+END_TEST
+
+START_TEST(test_gcm_pio_errors)
+{
+	static const uint32_t bad_tag_lens[] = { 0, 1, 3, 5, 9, 11, 17, 32 };
+	uint8_t out[HWE_FIFO_DEPTH], tag[HWE_GCM_TAG_SIZE];
+	struct gcm_message m;
+	uint32_t i;
+
+	gcm_message_random(&m, 24, 20, 100);
+	for (i = 0; i < sizeof(bad_tag_lens) / sizeof(bad_tag_lens[0]); i++) {
+		m.tag_len = bad_tag_lens[i];
+		ck_assert_uint_eq(pio_gcm(&m, false, m.tag, out, tag), HWE_ERR_BAD_CTX);
+		check_pio_error(HWE_ERR_BAD_CTX);
+	}
+	m.tag_len = 16;
+	m.keylen = 20;
+	ck_assert_uint_eq(pio_gcm(&m, false, m.tag, out, tag), HWE_ERR_BAD_CTX);
+	check_pio_error(HWE_ERR_BAD_CTX);
+	m.keylen = 24;
+
+	/* FIFO_IN_LEVEL must be the AAD and the data */
+	ck_assert_uint_eq(pio_gcm(&m, false, m.tag, out, tag), HWE_ERR_NONE);
+	for (i = 99; i <= 101; i += 2) {
+		wr32(HWE_REG_GCM_DATA_LEN, i);
+		pio_post(m.plain, 120);
+		wait_reg(HWE_REG_PIO_DONE_SEQ, ~0U, t.pio_seq);
+		check_pio_error(HWE_ERR_BAD_LEN);
+		ck_assert_uint_eq(rd32(HWE_REG_FIFO_OUT_LEVEL), 0);
+	}
+	wr32(HWE_REG_GCM_DATA_LEN, 100);
+
+	/* an offset only means something in CTR */
+	wr32(HWE_REG_AES_CTR_OFFSET, 4);
+	pio_post(m.plain, 120);
+	wait_reg(HWE_REG_PIO_DONE_SEQ, ~0U, t.pio_seq);
+	check_pio_error(HWE_ERR_BAD_CTX);
+
+	/* a message longer than the FIFO goes by DMA */
+	wr32(HWE_REG_AES_CTR_OFFSET, 0);
+	wr32(HWE_REG_GCM_DATA_LEN, HWE_FIFO_DEPTH);
+	pio_post(NULL, HWE_FIFO_DEPTH + 20);
+	wait_reg(HWE_REG_PIO_DONE_SEQ, ~0U, t.pio_seq);
+	check_pio_error(HWE_ERR_FIFO);
+
+	/* a GCM cfg whose unit is not AES */
+	wr32(HWE_REG_GCM_DATA_LEN, 100);
+	wr32(HWE_REG_AES_CFG, HWE_CFG(HWE_UNIT_HASH, HWE_MODE_GCM, 24, 0));
+	pio_post(m.plain, 120);
+	wait_reg(HWE_REG_PIO_DONE_SEQ, ~0U, t.pio_seq);
+	check_pio_error(HWE_ERR_BAD_CTX);
+
+	check_gcm_message(&m, false, false, 1);
+	gcm_message_free(&m);
+}
+END_TEST
+
+/* GCM descriptors that break the stream's rules fail their request, with no tag written. */
+START_TEST(test_gcm_dma_errors)
+{
+	uint8_t poison[HWE_GCM_TAG_SIZE];
+	struct gcm_message m;
+	struct gcm_dma_request r;
+	uint64_t rec;
+	uint32_t d;
+
+	memset(poison, 0x5a, sizeof(poison));
+	gcm_message_random(&m, 32, 13, 200);
+
+	/* the stream ends short: BAD_LEN at END_OF_REQ */
+	r.record = put_gcm_context(&m, false, poison);
+	r.src = ram_alloc(213);
+	memcpy(t.ram + r.src, m.plain, 213);
+	push_desc(r.record, 0, sizeof(struct hwe_gcm_ctx), HWE_DESC_LOAD_CTX);
+	d = push_desc(r.src, r.src, 208, HWE_DESC_DATA | HWE_DESC_END_OF_REQ);
+	publish_and_wait();
+	ck_assert_uint_eq(desc_status(d), HWE_DSTAT_DONE | HWE_ERR_BAD_LEN);
+	ck_assert_mem_eq(gcm_record_tag(&r), poison, sizeof(poison));
+
+	/* a descriptor past the stream's end */
+	r.record = put_gcm_context(&m, false, poison);
+	push_desc(r.record, 0, sizeof(struct hwe_gcm_ctx), HWE_DESC_LOAD_CTX);
+	d = push_desc(r.src, r.src, 224, HWE_DESC_DATA | HWE_DESC_END_OF_REQ);
+	publish_and_wait();
+	ck_assert_uint_eq(desc_status(d), HWE_DSTAT_DONE | HWE_ERR_BAD_LEN);
+
+	/* a partial block that does not end the stream */
+	r.record = put_gcm_context(&m, false, poison);
+	push_desc(r.record, 0, sizeof(struct hwe_gcm_ctx), HWE_DESC_LOAD_CTX);
+	d = push_desc(r.src, r.src, 13, HWE_DESC_DATA);
+	push_desc(r.src + 16, r.src + 16, 200, HWE_DESC_DATA | HWE_DESC_END_OF_REQ);
+	publish_and_wait();
+	ck_assert_uint_eq(desc_status(d), HWE_DSTAT_DONE | HWE_ERR_MISALIGNED);
+	ck_assert_uint_eq(desc_status(d + 1), HWE_DSTAT_DONE | HWE_ERR_ABORTED);
+	ck_assert_mem_eq(gcm_record_tag(&r), poison, sizeof(poison));
+
+	/* the record's length picks its type: GCM in an AES record, CBC in a GCM record */
+	rec = put_gcm_context(&m, false, poison);
+	d = push_desc(rec, 0, sizeof(struct hwe_aes_ctx), HWE_DESC_LOAD_CTX | HWE_DESC_END_OF_REQ);
+	publish_and_wait();
+	ck_assert_uint_eq(desc_status(d), HWE_DSTAT_DONE | HWE_ERR_BAD_CTX);
+	((struct hwe_gcm_ctx *)(t.ram + rec))->cfg =
+		htole32(HWE_CFG(HWE_UNIT_AES, HWE_MODE_CBC, 32, 0));
+	d = push_desc(rec, 0, sizeof(struct hwe_gcm_ctx), HWE_DESC_LOAD_CTX | HWE_DESC_END_OF_REQ);
+	publish_and_wait();
+	ck_assert_uint_eq(desc_status(d), HWE_DSTAT_DONE | HWE_ERR_BAD_CTX);
+	m.tag_len = 10;
+	ck_assert_uint_eq(dma_gcm(&m, false, poison, false, 1, &r), HWE_ERR_BAD_CTX);
+	ck_assert_uint_eq(desc_status(r.last), HWE_DSTAT_DONE | HWE_ERR_ABORTED);
+	ck_assert_mem_eq(gcm_record_tag(&r), poison, sizeof(poison));
+	m.tag_len = 16;
+
+	ck_assert_uint_eq(rd32(HWE_REG_ERR_STATUS), HWE_BIT(HWE_ERR_BAD_LEN) |
+							    HWE_BIT(HWE_ERR_MISALIGNED) |
+							    HWE_BIT(HWE_ERR_BAD_CTX));
+	ck_assert_uint_eq(rd64(HWE_REG_CNT_DMA_REQUESTS), 0);
+	check_gcm_message(&m, true, false, 2);
+	gcm_message_free(&m);
+}
+END_TEST
+
+/* The fault knobs act on GCM requests as on the other modes; a reset recovers and wipes. */
+START_TEST(test_gcm_faults)
+{
+	static const uint8_t zero[HWE_REG_GCM_END - HWE_REG_GCM_BASE];
+	uint8_t out[300], tag[HWE_GCM_TAG_SIZE], poison[HWE_GCM_TAG_SIZE], untouched[217];
+	struct gcm_message m;
+	struct gcm_dma_request r;
+
+	memset(poison, 0x5a, sizeof(poison));
+	memset(untouched, 0xa5, sizeof(untouched)); /* what push_gcm_request() puts in dst */
+	gcm_message_random(&m, 16, 17, 200);
+
+	wr32(HWE_REG_FAULT_FIFO_ERROR, 1);
+	ck_assert_uint_eq(pio_gcm(&m, false, poison, out, tag), HWE_ERR_FIFO);
+	check_pio_error(HWE_ERR_FIFO);
+	ck_assert_mem_eq(t.bar2 + HWE_REG_GCM_TAG, poison, sizeof(poison));
+	engine_reset();
+	ck_assert_mem_eq(t.bar2 + HWE_REG_GCM_BASE, zero, sizeof(zero)); /* wiped */
+	check_gcm_message(&m, false, false, 1);
+
+	wr32(HWE_REG_FAULT_DMA_ERROR, 1);
+	push_gcm_request(&m, false, poison, false, 2, &r);
+	publish_and_wait();
+	ck_assert_uint_eq(desc_status(r.first), HWE_DSTAT_DONE | HWE_ERR_DMA_FAULT);
+	ck_assert_uint_eq(desc_status(r.last), HWE_DSTAT_DONE | HWE_ERR_ABORTED);
+	ck_assert(rd32(HWE_REG_INT_STATUS) & HWE_INT_DMA_ERROR);
+	ck_assert_mem_eq(gcm_record_tag(&r), poison, sizeof(poison));
+	ck_assert_mem_eq(t.ram + r.dst, untouched, sizeof(untouched)); /* nothing written */
+	engine_reset();
+	check_gcm_message(&m, true, false, 2);
+
+	wr32(HWE_REG_FAULT_STALL, 1);
+	push_gcm_request(&m, true, m.tag, true, 1, &r);
+	publish();
+	wait_reg(HWE_REG_FAULT_STALL, ~0U, 0);
+	ck_assert(rd32(HWE_REG_STATUS) & HWE_STATUS_DMA_BUSY);
+	ck_assert_uint_eq(desc_status(r.last), 0);
+	engine_reset();
+	check_gcm_message(&m, false, false, 1);
+
+	/* a lost interrupt: the work is done and the tag is in the record */
+	w1c(HWE_REG_INT_STATUS, HWE_INT_DMA_DONE | HWE_INT_DMA_ERROR | HWE_INT_PIO_DONE);
+	wr32(HWE_REG_FAULT_LOST_IRQ, 1);
+	push_gcm_request(&m, false, poison, false, 1, &r);
+	publish();
+	wait_reg64(HWE_REG_CNT_IRQS_LOST, 1);
+	ck_assert_uint_eq(irqs_pending(HWE_MSIX_DMA), 0);
+	ck_assert_uint_eq(rd32(HWE_REG_INT_STATUS), HWE_INT_DMA_DONE);
+	ck_assert_uint_eq(gcm_request_result(&r), HWE_ERR_NONE);
+	ck_assert_mem_eq(gcm_record_tag(&r), m.tag, HWE_GCM_TAG_SIZE);
+	ck_assert_mem_eq(t.ram + r.dst, m.cipher, m.aad_len + m.data_len);
+	gcm_message_free(&m);
+}
+END_TEST
+
 /* ---- the timing model as a pure function ---- */
 
 static void assert_near(uint64_t ns, double expect_ns)
@@ -1601,8 +2218,9 @@ static Suite *engine_suite(void)
 	TCase *dma = tcase_create("dma");
 	TCase *faults = tcase_create("faults");
 	TCase *hash = tcase_create("hash");
+	TCase *gcm = tcase_create("gcm");
 	TCase *timing = tcase_create("timing");
-	TCase *with_engine[] = { regs, pio, dma, faults, hash };
+	TCase *with_engine[] = { regs, pio, dma, faults, hash, gcm };
 	size_t i;
 
 	for (i = 0; i < sizeof(with_engine) / sizeof(with_engine[0]); i++) {
@@ -1640,6 +2258,13 @@ static Suite *engine_suite(void)
 	tcase_add_test(hash, test_hash_pio_errors);
 	tcase_add_test(hash, test_hash_dma_errors);
 	tcase_add_test(hash, test_hash_faults);
+	tcase_add_test(gcm, test_gcm_spec_vectors);
+	tcase_add_test(gcm, test_gcm_pio_lengths);
+	tcase_add_test(gcm, test_gcm_dma_lengths);
+	tcase_add_test(gcm, test_gcm_tag_mismatch);
+	tcase_add_test(gcm, test_gcm_pio_errors);
+	tcase_add_test(gcm, test_gcm_dma_errors);
+	tcase_add_test(gcm, test_gcm_faults);
 	tcase_add_test(timing, test_timing_profiles);
 	return s;
 }
