@@ -72,22 +72,20 @@ void hwoffload_cipher_fill_ctx(struct skcipher_request *req, struct hwe_aes_ctx 
 }
 
 /*
- * The path of one request: the driver's own, or for auto its threshold (sysfs), counted in the
- * auto_* or hash_auto_* statistics.
+ * The path of one request: the driver's own, or for auto its threshold (sysfs), counted in
+ * @auto_pio or @auto_dma.
  */
 enum hwoffload_path hwoffload_choose_path(struct hwoffload_dev *hw, enum hwoffload_path path,
-					  unsigned int threshold, unsigned int len, bool hash)
+					  unsigned int threshold, unsigned int len,
+					  enum hwoffload_stat auto_pio,
+					  enum hwoffload_stat auto_dma)
 {
 	bool pio;
 
 	if (path != HWOFFLOAD_PATH_AUTO)
 		return path;
 	pio = len <= READ_ONCE(hw->threshold[threshold]);
-	if (hash)
-		hwoffload_stat_inc(hw, pio ? HWOFFLOAD_STAT_HASH_AUTO_PIO
-					   : HWOFFLOAD_STAT_HASH_AUTO_DMA);
-	else
-		hwoffload_stat_inc(hw, pio ? HWOFFLOAD_STAT_AUTO_PIO : HWOFFLOAD_STAT_AUTO_DMA);
+	hwoffload_stat_inc(hw, pio ? auto_pio : auto_dma);
 	return pio ? HWOFFLOAD_PATH_PIO : HWOFFLOAD_PATH_DMA;
 }
 
@@ -144,7 +142,8 @@ static int hwoffload_skcipher_crypt(struct skcipher_request *req, bool decrypt)
 	rctx->req = req;
 	rctx->hw = hw;
 	rctx->decrypt = decrypt;
-	rctx->path = hwoffload_choose_path(hw, alg->path, alg->mode, req->cryptlen, false);
+	rctx->path = hwoffload_choose_path(hw, alg->path, alg->mode, req->cryptlen,
+					   HWOFFLOAD_STAT_AUTO_PIO, HWOFFLOAD_STAT_AUTO_DMA);
 	rctx->dma.sync = hwoffload_run_sync(hw, &req->base, rctx->path);
 	if (rctx->dma.sync) {
 		ret = hwoffload_skcipher_start(hw, req);
@@ -212,10 +211,9 @@ static int hwoffload_skcipher_do_one(struct crypto_engine *engine, void *areq)
 	return 0;
 }
 
-static int hwoffload_skcipher_setkey(struct crypto_skcipher *tfm, const u8 *key,
-				     unsigned int keylen)
+/* The key of an AES transform, skcipher or AEAD. */
+int hwoffload_aes_setkey(struct hwoffload_tfm_ctx *ctx, const u8 *key, unsigned int keylen)
 {
-	struct hwoffload_tfm_ctx *ctx = crypto_skcipher_ctx(tfm);
 	int ret = aes_check_keylen(keylen);
 
 	if (ret)
@@ -224,6 +222,12 @@ static int hwoffload_skcipher_setkey(struct crypto_skcipher *tfm, const u8 *key,
 	memcpy(ctx->key, key, keylen);
 	ctx->keylen = keylen;
 	return 0;
+}
+
+static int hwoffload_skcipher_setkey(struct crypto_skcipher *tfm, const u8 *key,
+				     unsigned int keylen)
+{
+	return hwoffload_aes_setkey(crypto_skcipher_ctx(tfm), key, keylen);
 }
 
 /* Runtime PM is held per transform, not per request. */
@@ -245,24 +249,33 @@ static void hwoffload_skcipher_exit(struct crypto_skcipher *tfm)
 	hwoffload_tfm_detach(ctx->generation);
 }
 
+/* The crypto_alg of an AES algorithm (skcipher or AEAD) of mode @mode on @path. */
+void hwoffload_aes_alg_base_init(struct crypto_alg *base, const char *mode,
+				 enum hwoffload_path path, unsigned int blocksize,
+				 unsigned int ctxsize)
+{
+	const struct hwoffload_path_info *p = &hwoffload_paths[path];
+
+	snprintf(base->cra_name, sizeof(base->cra_name), "%s(aes)", mode);
+	snprintf(base->cra_driver_name, sizeof(base->cra_driver_name), "%s-aes-hwoffload%s", mode,
+		 p->suffix);
+	base->cra_priority = p->priority;
+	base->cra_flags = CRYPTO_ALG_ASYNC | CRYPTO_ALG_KERN_DRIVER_ONLY | p->flags;
+	base->cra_blocksize = blocksize;
+	base->cra_ctxsize = ctxsize;
+	base->cra_module = THIS_MODULE;
+}
+
 static void hwoffload_alg_init(struct hwoffload_alg *alg, enum hwoffload_mode_index mode,
 			       enum hwoffload_path path)
 {
 	const struct hwoffload_mode_info *m = &hwoffload_modes[mode];
-	const struct hwoffload_path_info *p = &hwoffload_paths[path];
 	struct skcipher_alg *skcipher = &alg->engine_alg.base;
-	struct crypto_alg *base = &skcipher->base;
 
 	alg->mode = mode;
 	alg->path = path;
-	snprintf(base->cra_name, sizeof(base->cra_name), "%s(aes)", m->name);
-	snprintf(base->cra_driver_name, sizeof(base->cra_driver_name), "%s-aes-hwoffload%s",
-		 m->name, p->suffix);
-	base->cra_priority = p->priority;
-	base->cra_flags = CRYPTO_ALG_ASYNC | CRYPTO_ALG_KERN_DRIVER_ONLY | p->flags;
-	base->cra_blocksize = m->blocksize;
-	base->cra_ctxsize = sizeof(struct hwoffload_tfm_ctx);
-	base->cra_module = THIS_MODULE;
+	hwoffload_aes_alg_base_init(&skcipher->base, m->name, path, m->blocksize,
+				    sizeof(struct hwoffload_tfm_ctx));
 	skcipher->min_keysize = AES_MIN_KEY_SIZE;
 	skcipher->max_keysize = AES_MAX_KEY_SIZE;
 	skcipher->ivsize = m->ivsize;
@@ -281,8 +294,8 @@ static struct hwoffload_alg hwoffload_algs[HWOFFLOAD_ALG_COUNT];
 static bool hwoffload_algs_registered;
 
 /*
- * Register the skciphers, and the hashes if @hw has the hash unit, unless they are already:
- * their self-tests run on @hw.
+ * Register the skciphers, the hashes if @hw has the hash unit and the AEADs if it has GCM, unless
+ * they are already: their self-tests run on @hw.
  */
 int hwoffload_algs_register(struct hwoffload_dev *hw)
 {
@@ -299,9 +312,14 @@ int hwoffload_algs_register(struct hwoffload_dev *hw)
 		}
 	}
 	hwoffload_algs_registered = true;
-	/* an engine without the hash unit still serves AES */
-	if (hw->caps & HWE_CAP_HASH)
-		return hwoffload_hash_register(hw);
+	/* an engine without the hash unit or GCM still serves the rest */
+	if (hw->caps & HWE_CAP_HASH) {
+		ret = hwoffload_hash_register(hw);
+		if (ret)
+			return ret;
+	}
+	if (hw->caps & HWE_CAP_AES_GCM)
+		return hwoffload_aead_register(hw);
 	return 0;
 
 err_unregister:
@@ -315,14 +333,16 @@ void hwoffload_algs_unregister(void)
 {
 	int i;
 
+	hwoffload_aead_unregister();
 	hwoffload_hash_unregister();
 	for (i = 0; hwoffload_algs_registered && i < HWOFFLOAD_ALG_COUNT; i++)
 		crypto_engine_unregister_skcipher(&hwoffload_algs[i].engine_alg);
 }
 
 /*
- * sysfs hwoffload/threshold_MODE and threshold_HASH: the largest request the auto driver sends
- * by PIO (for a hash, the bytes one engine request hashes: buffered ones included).
+ * sysfs hwoffload/threshold_MODE, threshold_HASH and threshold_gcm: the largest request the auto
+ * driver sends by PIO (for a hash, the bytes one engine request hashes: buffered ones included;
+ * for gcm, AAD and data).
  */
 static unsigned int hwoffload_attr_mode(struct device_attribute *attr)
 {
@@ -346,6 +366,9 @@ static ssize_t hwoffload_threshold_store(struct device *dev, struct device_attri
 
 	if (ret)
 		return ret;
+	/* PIO does not split a GCM message: the auto driver sends only those that fit the FIFO */
+	if (hwoffload_attr_mode(attr) == HWOFFLOAD_THRESHOLD_GCM && val > HWE_FIFO_DEPTH)
+		return -EINVAL;
 	WRITE_ONCE(hw->threshold[hwoffload_attr_mode(attr)], val);
 	return count;
 }
@@ -366,6 +389,7 @@ HWOFFLOAD_THRESHOLD_ATTR(HWOFFLOAD_THRESHOLD_HASH(HWOFFLOAD_SHA224), sha224);
 HWOFFLOAD_THRESHOLD_ATTR(HWOFFLOAD_THRESHOLD_HASH(HWOFFLOAD_SHA256), sha256);
 HWOFFLOAD_THRESHOLD_ATTR(HWOFFLOAD_THRESHOLD_HASH(HWOFFLOAD_SHA384), sha384);
 HWOFFLOAD_THRESHOLD_ATTR(HWOFFLOAD_THRESHOLD_HASH(HWOFFLOAD_SHA512), sha512);
+HWOFFLOAD_THRESHOLD_ATTR(HWOFFLOAD_THRESHOLD_GCM, gcm);
 
 static struct attribute *hwoffload_attrs[] = {
 	&hwoffload_attr_threshold_ecb.attr.attr,
@@ -377,6 +401,7 @@ static struct attribute *hwoffload_attrs[] = {
 	&hwoffload_attr_threshold_sha256.attr.attr,
 	&hwoffload_attr_threshold_sha384.attr.attr,
 	&hwoffload_attr_threshold_sha512.attr.attr,
+	&hwoffload_attr_threshold_gcm.attr.attr,
 	NULL
 };
 

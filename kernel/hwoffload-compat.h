@@ -3,14 +3,15 @@
  * The one place where the crypto_engine API change of Linux 6.6 shows.
  *
  * 6.6 moved do_one_request from a struct crypto_engine_ctx at the start of every tfm context
- * into the algorithm (struct skcipher_engine_alg / ahash_engine_alg,
- * crypto_engine_register_skcipher / _ahash). The driver is written against the 6.6 form; on
+ * into the algorithm (struct skcipher_engine_alg / ahash_engine_alg / aead_engine_alg,
+ * crypto_engine_register_skcipher / _ahash / _aead). The driver is written against the 6.6 form; on
  * older kernels this header provides that form on top of the old one.
  */
 #ifndef HWOFFLOAD_COMPAT_H
 #define HWOFFLOAD_COMPAT_H
 
 #include <crypto/engine.h>
+#include <crypto/internal/aead.h>
 #include <crypto/internal/hash.h>
 #include <crypto/internal/skcipher.h>
 #include <linux/version.h>
@@ -53,6 +54,11 @@ struct ahash_engine_alg {
 	struct crypto_engine_op op;
 };
 
+struct aead_engine_alg {
+	struct aead_alg base;
+	struct crypto_engine_op op;
+};
+
 /* The engine reads do_one_request from the first member of the tfm context. */
 struct hwoffload_engine_tfm_ctx {
 	struct crypto_engine_ctx enginectx;
@@ -82,6 +88,16 @@ static inline int crypto_engine_register_ahash(struct ahash_engine_alg *alg)
 static inline void crypto_engine_unregister_ahash(struct ahash_engine_alg *alg)
 {
 	crypto_unregister_ahash(&alg->base);
+}
+
+static inline int crypto_engine_register_aead(struct aead_engine_alg *alg)
+{
+	return crypto_register_aead(&alg->base);
+}
+
+static inline void crypto_engine_unregister_aead(struct aead_engine_alg *alg)
+{
+	crypto_unregister_aead(&alg->base);
 }
 
 #endif

@@ -4,8 +4,10 @@
  *
  *   stats		"name: value" lines: the driver's counters, then the engine's own
  *			(engine_*, never reset). pio_* and dma_* requests and bytes are AES,
- *			hash_* the hashes; errors, timeouts, bounces, descriptors, interrupts
- *			and chains count both units. pio_sync and dma_sync count the
+ *			hash_* the hashes, gcm_* gcm(aes) (requests and bytes: those that
+ *			succeeded; gcm_tag_mismatches: decrypts refused by their tag, which
+ *			are not errors); errors, timeouts, bounces, descriptors, interrupts
+ *			and chains count every kind. pio_sync and dma_sync count the
  *			requests, AES and hash, run in their caller. hash_buffered counts
  *			the updates kept whole in the request (less than a block: the engine
  *			never sees them alone). dma_chains counts completion passes that
@@ -72,6 +74,13 @@ static const char * const hwoffload_stat_names[HWOFFLOAD_STAT_COUNT] = {
 	[HWOFFLOAD_STAT_HASH_AUTO_PIO] = "hash_auto_pio",
 	[HWOFFLOAD_STAT_HASH_AUTO_DMA] = "hash_auto_dma",
 	[HWOFFLOAD_STAT_HASH_BUFFERED] = "hash_buffered",
+	[HWOFFLOAD_STAT_GCM_PIO_REQUESTS] = "gcm_pio_requests",
+	[HWOFFLOAD_STAT_GCM_PIO_BYTES] = "gcm_pio_bytes",
+	[HWOFFLOAD_STAT_GCM_DMA_REQUESTS] = "gcm_dma_requests",
+	[HWOFFLOAD_STAT_GCM_DMA_BYTES] = "gcm_dma_bytes",
+	[HWOFFLOAD_STAT_GCM_AUTO_PIO] = "gcm_auto_pio",
+	[HWOFFLOAD_STAT_GCM_AUTO_DMA] = "gcm_auto_dma",
+	[HWOFFLOAD_STAT_GCM_TAG_MISMATCHES] = "gcm_tag_mismatches",
 	[HWOFFLOAD_STAT_RESETS] = "resets",
 	[HWOFFLOAD_STAT_RESET_FAILURES] = "reset_failures",
 	[HWOFFLOAD_STAT_PM_RESUMES] = "pm_resumes",
@@ -94,6 +103,7 @@ static const struct hwoffload_reg_name {
 	{ "engine_resets", HWE_REG_CNT_RESETS },
 	{ "engine_pio_busy_ns", HWE_REG_CNT_PIO_BUSY_NS },
 	{ "engine_dma_busy_ns", HWE_REG_CNT_DMA_BUSY_NS },
+	{ "engine_tag_mismatches", HWE_REG_CNT_TAG_MISMATCHES },
 }, hwoffload_fault_regs[HWOFFLOAD_FAULT_KNOBS] = {
 	{ "fault_dma_error", HWE_REG_FAULT_DMA_ERROR },
 	{ "fault_stall", HWE_REG_FAULT_STALL },

@@ -159,78 +159,116 @@ static gfp_t hwoffload_req_gfp(struct crypto_async_request *base)
 	return base->flags & CRYPTO_TFM_REQ_MAY_SLEEP ? GFP_KERNEL : GFP_ATOMIC;
 }
 
-/* Bounce the whole request, padded to whole blocks (a CTR tail rides in the padding). */
-static int hwoffload_dma_map_bounce(struct hwoffload_dev *hw, struct skcipher_request *req)
+/*
+ * Bounce: @copy_len bytes of @src in a list of @len bytes (the rest zero), which the engine
+ * reads and writes in place.
+ */
+static int hwoffload_dma_map_bounce(struct hwoffload_dev *hw, struct hwoffload_dma_bufs *b,
+				    struct scatterlist *src, unsigned int copy_len,
+				    unsigned int len, gfp_t gfp)
 {
-	struct hwoffload_req_ctx *rctx = skcipher_request_ctx(req);
-	unsigned int len = ALIGN(req->cryptlen, AES_BLOCK_SIZE);
 	int ret;
 
-	ret = hwoffload_bounce_alloc(&rctx->bounce, len, hwoffload_req_gfp(&req->base));
+	ret = hwoffload_bounce_alloc(&b->bounce, len, gfp);
 	if (ret)
 		return ret;
-	hwoffload_bounce_copy(&rctx->bounce, req->src, req->cryptlen, true);
-	sg_zero_buffer(rctx->bounce.sgl, rctx->bounce.nents, len - req->cryptlen, req->cryptlen);
-	ret = hwoffload_bounce_map(hw, &rctx->bounce, DMA_BIDIRECTIONAL);
+	hwoffload_bounce_copy(&b->bounce, src, copy_len, true);
+	sg_zero_buffer(b->bounce.sgl, b->bounce.nents, len - copy_len, copy_len);
+	ret = hwoffload_bounce_map(hw, &b->bounce, DMA_BIDIRECTIONAL);
 	if (ret)
 		return ret;
-	rctx->dma_src = rctx->bounce.sgl;
-	rctx->dma_dst = rctx->bounce.sgl;
-	rctx->dma_len = len;
-	rctx->tail_len = 0;
+	b->src = b->bounce.sgl;
+	b->dst = b->bounce.sgl;
+	b->len = len;
 	hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_BOUNCES);
-	hwoffload_stat_add(hw, HWOFFLOAD_STAT_DMA_BOUNCE_BYTES, req->cryptlen);
+	hwoffload_stat_add(hw, HWOFFLOAD_STAT_DMA_BOUNCE_BYTES, copy_len);
 	return 0;
 }
 
-/* Map the caller's lists for the block-aligned part; keep the CTR tail for the slot. */
-static int hwoffload_dma_map_direct(struct hwoffload_dev *hw, struct skcipher_request *req)
+/* Map the caller's lists for the b->len bytes the descriptors carry. */
+static int hwoffload_dma_map_direct(struct hwoffload_dev *hw, struct hwoffload_dma_bufs *b,
+				    struct scatterlist *src, struct scatterlist *dst)
 {
-	struct hwoffload_req_ctx *rctx = skcipher_request_ctx(req);
-
-	if (rctx->tail_len) {
-		memset(rctx->tail, 0, sizeof(rctx->tail));
-		sg_pcopy_to_buffer(req->src, sg_nents(req->src), rctx->tail, rctx->tail_len,
-				   rctx->dma_len);
-		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_CTR_TAILS);
-	}
-	rctx->dma_src = req->src;
-	rctx->dma_dst = req->dst;
-	if (!rctx->dma_len)
+	b->src = src;
+	b->dst = dst;
+	if (!b->len)
 		return 0;
-	if (req->src == req->dst)
-		return dma_map_sg(hw->dev, req->src, rctx->src_nents, DMA_BIDIRECTIONAL) ?
-		       0 : -ENOMEM;
-	if (!dma_map_sg(hw->dev, req->src, rctx->src_nents, DMA_TO_DEVICE))
+	if (src == dst)
+		return dma_map_sg(hw->dev, src, b->src_nents, DMA_BIDIRECTIONAL) ? 0 : -ENOMEM;
+	if (!dma_map_sg(hw->dev, src, b->src_nents, DMA_TO_DEVICE))
 		return -ENOMEM;
-	if (!dma_map_sg(hw->dev, req->dst, rctx->dst_nents, DMA_FROM_DEVICE)) {
-		dma_unmap_sg(hw->dev, req->src, rctx->src_nents, DMA_TO_DEVICE);
+	if (!dma_map_sg(hw->dev, dst, b->dst_nents, DMA_FROM_DEVICE)) {
+		dma_unmap_sg(hw->dev, src, b->src_nents, DMA_TO_DEVICE);
 		return -ENOMEM;
 	}
 	return 0;
 }
 
-/* Zero-copy when both lists follow the engine's rules, else bounce; count why. */
+/*
+ * The lists of an AES request: @len bytes of @src into @dst zero-copy when both lists follow
+ * the engine's rules, else bounced (@copy_len bytes of @src in a list of @bounce_len, as the
+ * mode needs); count why.
+ */
+static int hwoffload_dma_map_bufs(struct hwoffload_dev *hw, struct hwoffload_dma_bufs *b,
+				  struct scatterlist *src, struct scatterlist *dst,
+				  unsigned int len, unsigned int copy_len, unsigned int bounce_len,
+				  gfp_t gfp)
+{
+	b->bounce.sgl = NULL;
+	b->len = len;
+	b->src_nents = hwoffload_sg_dma_nents(hw->dev, src, len, HWE_DMA_ALIGN);
+	b->dst_nents = hwoffload_sg_dma_nents(hw->dev, dst, len, HWE_DMA_ALIGN);
+	if (b->src_nents < 0 || b->dst_nents < 0) {
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_BOUNCE_MISALIGNED);
+		return hwoffload_dma_map_bounce(hw, b, src, copy_len, bounce_len, gfp);
+	}
+	/* each DATA descriptor ends where a source or a destination entry ends */
+	if (b->src_nents + b->dst_nents > HWOFFLOAD_MAX_DATA_DESCS) {
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_BOUNCE_SEGMENTS);
+		return hwoffload_dma_map_bounce(hw, b, src, copy_len, bounce_len, gfp);
+	}
+	hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_ZERO_COPY);
+	return hwoffload_dma_map_direct(hw, b, src, dst);
+}
+
+/* Undo hwoffload_dma_map_bufs(); a bounce's first @copy_len bytes go out to @dst. */
+static void hwoffload_dma_unmap_bufs(struct hwoffload_dev *hw, struct hwoffload_dma_bufs *b,
+				     struct scatterlist *src, struct scatterlist *dst,
+				     unsigned int copy_len)
+{
+	if (b->bounce.sgl) {
+		hwoffload_bounce_free(hw, &b->bounce, DMA_BIDIRECTIONAL, copy_len ? dst : NULL,
+				      copy_len);
+	} else if (b->len && src == dst) {
+		dma_unmap_sg(hw->dev, src, b->src_nents, DMA_BIDIRECTIONAL);
+	} else if (b->len) {
+		dma_unmap_sg(hw->dev, src, b->src_nents, DMA_TO_DEVICE);
+		dma_unmap_sg(hw->dev, dst, b->dst_nents, DMA_FROM_DEVICE);
+	}
+}
+
+/*
+ * Map a skcipher request: its block-aligned part, the CTR tail kept for the slot; bounced, the
+ * whole request padded to whole blocks (a CTR tail rides in the padding).
+ */
 static int hwoffload_dma_map(struct hwoffload_dev *hw, struct skcipher_request *req)
 {
 	struct hwoffload_req_ctx *rctx = skcipher_request_ctx(req);
+	int ret;
 
-	rctx->bounce.sgl = NULL;
-	rctx->dma_len = ALIGN_DOWN(req->cryptlen, AES_BLOCK_SIZE);
-	rctx->tail_len = req->cryptlen - rctx->dma_len;
-	rctx->src_nents = hwoffload_sg_dma_nents(hw->dev, req->src, rctx->dma_len, HWE_DMA_ALIGN);
-	rctx->dst_nents = hwoffload_sg_dma_nents(hw->dev, req->dst, rctx->dma_len, HWE_DMA_ALIGN);
-	if (rctx->src_nents < 0 || rctx->dst_nents < 0) {
-		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_BOUNCE_MISALIGNED);
-		return hwoffload_dma_map_bounce(hw, req);
+	ret = hwoffload_dma_map_bufs(
+		hw, &rctx->bufs, req->src, req->dst, ALIGN_DOWN(req->cryptlen, AES_BLOCK_SIZE),
+		req->cryptlen, ALIGN(req->cryptlen, AES_BLOCK_SIZE), hwoffload_req_gfp(&req->base));
+	if (ret)
+		return ret;
+	rctx->tail_len = rctx->bufs.bounce.sgl ? 0 : req->cryptlen - rctx->bufs.len;
+	if (rctx->tail_len) {
+		memset(rctx->tail, 0, sizeof(rctx->tail));
+		sg_pcopy_to_buffer(req->src, sg_nents(req->src), rctx->tail, rctx->tail_len,
+				   rctx->bufs.len);
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_CTR_TAILS);
 	}
-	/* each DATA descriptor ends where a source or a destination entry ends */
-	if (rctx->src_nents + rctx->dst_nents > HWOFFLOAD_MAX_DATA_DESCS) {
-		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_BOUNCE_SEGMENTS);
-		return hwoffload_dma_map_bounce(hw, req);
-	}
-	hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_ZERO_COPY);
-	return hwoffload_dma_map_direct(hw, req);
+	return 0;
 }
 
 /* Undo hwoffload_dma_map(); on success, deliver what was not written in place (bounce, tail). */
@@ -239,21 +277,11 @@ static void hwoffload_dma_unmap(struct hwoffload_dev *hw, struct skcipher_reques
 {
 	struct hwoffload_req_ctx *rctx = skcipher_request_ctx(req);
 
-	if (rctx->bounce.sgl) {
-		hwoffload_bounce_free(hw, &rctx->bounce, DMA_BIDIRECTIONAL,
-				      copy_out ? req->dst : NULL, req->cryptlen);
-		return;
-	}
-	if (rctx->dma_len && req->src == req->dst) {
-		dma_unmap_sg(hw->dev, req->src, rctx->src_nents, DMA_BIDIRECTIONAL);
-	} else if (rctx->dma_len) {
-		dma_unmap_sg(hw->dev, req->src, rctx->src_nents, DMA_TO_DEVICE);
-		dma_unmap_sg(hw->dev, req->dst, rctx->dst_nents, DMA_FROM_DEVICE);
-	}
+	hwoffload_dma_unmap_bufs(hw, &rctx->bufs, req->src, req->dst, copy_out ? req->cryptlen : 0);
 	/* after the unmap, which writes the whole last entry back from a swiotlb copy */
 	if (copy_out && rctx->tail_len)
 		sg_pcopy_from_buffer(req->dst, sg_nents(req->dst), rctx->tail, rctx->tail_len,
-				     rctx->dma_len);
+				     rctx->bufs.len);
 }
 
 static void hwoffload_desc_fill(struct hwe_desc *desc, dma_addr_t src, dma_addr_t dst, u32 len,
@@ -432,7 +460,8 @@ int hwoffload_dma_submit(struct hwoffload_dev *hw, struct skcipher_request *req)
 	ret = hwoffload_dma_map(hw, req);
 	if (ret)
 		return ret;
-	ndesc = 1 + hwoffload_dma_data_descs(NULL, 0, rctx->dma_src, rctx->dma_dst, rctx->dma_len) +
+	ndesc = 1 +
+		hwoffload_dma_data_descs(NULL, 0, rctx->bufs.src, rctx->bufs.dst, rctx->bufs.len) +
 		!!rctx->tail_len;
 	rctx->dma.ops = &hwoffload_cipher_dma_ops;
 	rctx->dma.times = &rctx->times;
@@ -445,7 +474,8 @@ int hwoffload_dma_submit(struct hwoffload_dev *hw, struct skcipher_request *req)
 	index = rctx->dma.first_desc;
 	slot = hwoffload_ring_slot(ring, index++);
 	hwoffload_cipher_fill_ctx(req, &slot->ctx);
-	index += hwoffload_dma_data_descs(ring, index, rctx->dma_src, rctx->dma_dst, rctx->dma_len);
+	index += hwoffload_dma_data_descs(ring, index, rctx->bufs.src, rctx->bufs.dst,
+					  rctx->bufs.len);
 	if (rctx->tail_len) {
 		dma_addr_t tail_dma = hwoffload_ring_slot_dma(ring, rctx->dma.first_desc) +
 				      offsetof(struct hwoffload_slot, tail);
@@ -454,6 +484,82 @@ int hwoffload_dma_submit(struct hwoffload_dev *hw, struct skcipher_request *req)
 		hwoffload_desc_fill(hwoffload_ring_desc(ring, index++), tail_dma, tail_dma,
 				    sizeof(slot->tail), HWE_DESC_DATA);
 	}
+	hwoffload_ring_publish(hw, &rctx->dma, index);
+	mutex_unlock(&hw->hw_lock);
+	return 0;
+}
+
+static void hwoffload_gcm_collect(struct hwoffload_dev *hw, struct hwoffload_dma_req *dreq,
+				  struct hwoffload_slot *slot)
+{
+	struct hwoffload_aead_req_ctx *rctx =
+		container_of(dreq, struct hwoffload_aead_req_ctx, dma);
+
+	if (!dreq->err && !rctx->decrypt)
+		memcpy(rctx->tag, slot->gcm.tag, sizeof(rctx->tag));
+}
+
+/*
+ * A failed decrypt leaves nothing of the message in the destination's data bytes: the engine
+ * wrote the plaintext there before it knew the tag (hwoffload.h, struct hwoffload_aead_req_ctx).
+ */
+static void hwoffload_gcm_finish(struct hwoffload_dev *hw, struct hwoffload_dma_req *dreq)
+{
+	struct hwoffload_aead_req_ctx *rctx =
+		container_of(dreq, struct hwoffload_aead_req_ctx, dma);
+	struct aead_request *req = rctx->req;
+	unsigned int len = req->assoclen + rctx->data_len;
+
+	hwoffload_dma_unmap_bufs(hw, &rctx->bufs, req->src, req->dst, dreq->err ? 0 : len);
+	if (dreq->err && rctx->decrypt)
+		sg_zero_buffer(req->dst, sg_nents(req->dst), rctx->data_len, req->assoclen);
+	if (dreq->err == -EBADMSG) {
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_GCM_TAG_MISMATCHES);
+	} else if (dreq->err) {
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_ERRORS);
+	} else {
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_GCM_DMA_REQUESTS);
+		hwoffload_stat_add(hw, HWOFFLOAD_STAT_GCM_DMA_BYTES, len);
+	}
+	hwoffload_aead_done(hw, req, dreq->err);
+}
+
+static const struct hwoffload_dma_ops hwoffload_gcm_dma_ops = {
+	.collect = hwoffload_gcm_collect,
+	.finish = hwoffload_gcm_finish,
+};
+
+/*
+ * The gcm(aes) form of hwoffload_dma_submit() (ENGINE.md section 12, DMA form): LOAD_CTX of the
+ * GCM record, DATA descriptors on the stream AAD || data (its last may end in a partial block),
+ * nothing more for an empty message. The engine writes an encrypt's tag into the record.
+ */
+int hwoffload_dma_submit_gcm(struct hwoffload_dev *hw, struct aead_request *req)
+{
+	struct hwoffload_aead_req_ctx *rctx = aead_request_ctx(req);
+	unsigned int len = req->assoclen + rctx->data_len;
+	struct hwoffload_ring *ring = &hw->ring;
+	u32 ndesc, index;
+	int ret;
+
+	BUILD_BUG_ON(sizeof(struct hwe_gcm_ctx) != 128);
+	BUILD_BUG_ON(!IS_ALIGNED(offsetof(struct hwoffload_slot, gcm), HWE_DMA_ALIGN));
+	ret = hwoffload_dma_map_bufs(hw, &rctx->bufs, req->src, req->dst, len, len, len,
+				     hwoffload_req_gfp(&req->base));
+	if (ret)
+		return ret;
+	ndesc = 1 + hwoffload_dma_data_descs(NULL, 0, rctx->bufs.src, rctx->bufs.dst, len);
+	rctx->dma.ops = &hwoffload_gcm_dma_ops;
+	rctx->dma.times = NULL;
+	ret = hwoffload_ring_reserve(hw, &rctx->dma, ndesc, offsetof(struct hwoffload_slot, gcm),
+				     sizeof(struct hwe_gcm_ctx));
+	if (ret) {
+		hwoffload_dma_unmap_bufs(hw, &rctx->bufs, req->src, req->dst, 0);
+		return ret;
+	}
+	index = rctx->dma.first_desc;
+	hwoffload_aead_fill_ctx(req, &hwoffload_ring_slot(ring, index++)->gcm);
+	index += hwoffload_dma_data_descs(ring, index, rctx->bufs.src, rctx->bufs.dst, len);
 	hwoffload_ring_publish(hw, &rctx->dma, index);
 	mutex_unlock(&hw->hw_lock);
 	return 0;
@@ -699,6 +805,9 @@ static void hwoffload_dma_collect(struct hwoffload_dev *hw, struct hwoffload_dma
 			READ_ONCE(hwoffload_ring_desc(&hw->ring, dreq->first_desc + i)->status));
 		if (!(status & HWE_DSTAT_DONE)) {
 			dreq->err = -ETIMEDOUT;		/* dropped by a reset */
+		} else if ((status & HWE_DSTAT_ERR_MASK) == HWE_ERR_TAG_MISMATCH) {
+			/* a GCM decrypt refused by its tag: a result, not a fault */
+			dreq->err = -EBADMSG;
 		} else if (status & HWE_DSTAT_ERR_MASK) {
 			dev_warn_ratelimited(hw->dev, "DMA request failed: engine error %u\n",
 					     status & HWE_DSTAT_ERR_MASK);

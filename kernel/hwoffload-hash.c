@@ -239,7 +239,8 @@ static int hwoffload_hash_enqueue(struct ahash_request *req, unsigned int src_le
 	rctx->src_len = src_len;
 	rctx->keep = keep;
 	rctx->path = hwoffload_choose_path(hw, alg->path, HWOFFLOAD_THRESHOLD_HASH(alg->hash),
-					   rctx->st.buflen + src_len, true);
+					   rctx->st.buflen + src_len, HWOFFLOAD_STAT_HASH_AUTO_PIO,
+					   HWOFFLOAD_STAT_HASH_AUTO_DMA);
 	rctx->dma.sync = hwoffload_run_sync(hw, &req->base, rctx->path);
 	if (rctx->dma.sync) {
 		ret = hwoffload_hash_start(hw, req);

@@ -60,6 +60,9 @@ static int hwoffload_pio_run(struct hwoffload_dev *hw, unsigned int len,
 	if (t)
 		t->engine_ns += hwoffload_read64(hw, HWE_REG_CNT_PIO_BUSY_NS) - t->busy_mark;
 	result = hwoffload_read(hw, HWE_REG_PIO_RESULT);
+	/* a GCM decrypt refused by its tag: a result, not a fault (ENGINE.md section 12) */
+	if (result == HWE_ERR_TAG_MISMATCH)
+		return -EBADMSG;
 	if (result != HWE_ERR_NONE) {
 		dev_warn_ratelimited(hw->dev, "PIO request failed: engine error %u\n", result);
 		return -EIO;
@@ -67,22 +70,24 @@ static int hwoffload_pio_run(struct hwoffload_dev *hw, unsigned int len,
 	return 0;
 }
 
-/* One FIFO load: @len bytes at offset @off of the request, through the engine. */
-static int hwoffload_pio_chunk(struct hwoffload_dev *hw, struct skcipher_request *req,
-			       unsigned int off, unsigned int len)
+/*
+ * One FIFO load: @len bytes at offset @off of @src through the engine into @dst; the first
+ * doorbell and the last completion go into @t, if not NULL.
+ */
+static int hwoffload_pio_chunk(struct hwoffload_dev *hw, struct scatterlist *src,
+			       struct scatterlist *dst, unsigned int off, unsigned int len,
+			       struct hwoffload_req_times *t)
 {
-	struct hwoffload_req_ctx *rctx = skcipher_request_ctx(req);
 	int ret;
 
-	sg_pcopy_to_buffer(req->src, sg_nents(req->src), hw->regs + HWE_FIFO_IN, len, off);
-	ret = hwoffload_pio_run(hw, len, &rctx->times);
+	sg_pcopy_to_buffer(src, sg_nents(src), hw->regs + HWE_FIFO_IN, len, off);
+	ret = hwoffload_pio_run(hw, len, t);
 	if (!ret && hwoffload_read(hw, HWE_REG_FIFO_OUT_LEVEL) != len) {
 		dev_warn_ratelimited(hw->dev, "PIO request failed: short output\n");
 		ret = -EIO;
 	}
 	if (!ret)
-		sg_pcopy_from_buffer(req->dst, sg_nents(req->dst), hw->regs + HWE_FIFO_OUT, len,
-				     off);
+		sg_pcopy_from_buffer(dst, sg_nents(dst), hw->regs + HWE_FIFO_OUT, len, off);
 	hwoffload_write(hw, HWE_REG_FIFO_OUT_LEVEL, 0);
 	return ret;
 }
@@ -115,6 +120,7 @@ static int hwoffload_pio_load_aes(struct hwoffload_dev *hw, const struct hwe_aes
 int hwoffload_pio_crypt(struct hwoffload_dev *hw, struct skcipher_request *req)
 {
 	unsigned int ivsize = crypto_skcipher_ivsize(crypto_skcipher_reqtfm(req));
+	struct hwoffload_req_ctx *rctx = skcipher_request_ctx(req);
 	unsigned int off, len;
 	struct hwe_aes_ctx ctx;
 	int ret;
@@ -132,7 +138,7 @@ int hwoffload_pio_crypt(struct hwoffload_dev *hw, struct skcipher_request *req)
 	if (!ret) {
 		for (off = 0; off < req->cryptlen && !ret; off += len) {
 			len = min(req->cryptlen - off, HWE_FIFO_DEPTH);
-			ret = hwoffload_pio_chunk(hw, req, off, len);
+			ret = hwoffload_pio_chunk(hw, req->src, req->dst, off, len, &rctx->times);
 		}
 		if (!ret && ivsize)
 			memcpy(req->iv, hw->regs + HWE_REG_AES_IV, ivsize);
@@ -142,6 +148,45 @@ int hwoffload_pio_crypt(struct hwoffload_dev *hw, struct skcipher_request *req)
 	}
 	hwoffload_pio_count(hw, ret, HWOFFLOAD_STAT_PIO_REQUESTS, HWOFFLOAD_STAT_PIO_BYTES,
 			    req->cryptlen);
+	return ret;
+}
+
+/*
+ * A gcm(aes) message (ENGINE.md section 12, PIO form): the GCM context beside the AES registers,
+ * AAD || data in one FIFO load, AAD || output back; an encrypt's tag in GCM_TAG. A decrypt
+ * refused by its tag gives -EBADMSG and no output.
+ */
+int hwoffload_pio_gcm(struct hwoffload_dev *hw, struct aead_request *req)
+{
+	struct hwoffload_aead_req_ctx *rctx = aead_request_ctx(req);
+	unsigned int len = req->assoclen + rctx->data_len;
+	struct hwe_aes_ctx aes = {};
+	struct hwe_gcm_ctx rec;
+	int ret;
+
+	hwoffload_aead_fill_ctx(req, &rec);
+	aes.cfg = rec.cfg;
+	memcpy(aes.iv, rec.iv, sizeof(rec.iv));
+	memcpy(aes.key, rec.key, sizeof(aes.key));
+	ret = hwoffload_pio_load_aes(hw, &aes);
+	memzero_explicit(&aes, sizeof(aes));
+	if (!ret) {
+		hwoffload_write(hw, HWE_REG_GCM_AAD_LEN, req->assoclen);
+		hwoffload_write(hw, HWE_REG_GCM_DATA_LEN, rctx->data_len);
+		hwoffload_write(hw, HWE_REG_GCM_TAG_LEN, le32_to_cpu(rec.tag_len));
+		memcpy(hw->regs + HWE_REG_GCM_TAG, rec.tag, sizeof(rec.tag));
+		ret = hwoffload_pio_chunk(hw, req->src, req->dst, 0, len, NULL);
+		if (!ret && !rctx->decrypt)
+			memcpy(rctx->tag, hw->regs + HWE_REG_GCM_TAG, sizeof(rctx->tag));
+		memzero_explicit(hw->regs + HWE_REG_AES_KEY, AES_MAX_KEY_SIZE);
+		mutex_unlock(&hw->hw_lock);
+	}
+	memzero_explicit(&rec, sizeof(rec));
+	if (ret == -EBADMSG)
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_GCM_TAG_MISMATCHES);
+	else
+		hwoffload_pio_count(hw, ret, HWOFFLOAD_STAT_GCM_PIO_REQUESTS,
+				    HWOFFLOAD_STAT_GCM_PIO_BYTES, len);
 	return ret;
 }
 

@@ -5,6 +5,7 @@
  * Files: hwoffload-pci.c (bus glue: PCI, MSI-X, runtime PM), hwoffload-core.c (bring-up, reset
  * and recovery), hwoffload-cipher.c (the skcipher algorithms and the choice of path),
  * hwoffload-hash.c (the ahash algorithms: buffering, state, export/import),
+ * hwoffload-aead.c (the gcm(aes) AEADs: one message per request, the tag),
  * hwoffload-pio.c and hwoffload-dma.c (the two data paths, for both units),
  * hwoffload-debugfs.c (statistics and fault injection).
  *
@@ -40,6 +41,7 @@
 #ifndef HWOFFLOAD_H
 #define HWOFFLOAD_H
 
+#include <crypto/aead.h>
 #include <crypto/aes.h>
 #include <crypto/engine.h>
 #include <crypto/hash.h>
@@ -90,9 +92,10 @@ enum hwoffload_hash_index {
 	HWOFFLOAD_HASH_COUNT
 };
 
-/* The auto drivers' thresholds: the AES modes, then the hash algorithms. */
+/* The auto drivers' thresholds: the AES modes, then the hash algorithms, then GCM. */
 #define HWOFFLOAD_THRESHOLD_HASH(hash)	(HWOFFLOAD_MODE_COUNT + (hash))
-#define HWOFFLOAD_THRESHOLD_COUNT	(HWOFFLOAD_MODE_COUNT + HWOFFLOAD_HASH_COUNT)
+#define HWOFFLOAD_THRESHOLD_GCM		(HWOFFLOAD_MODE_COUNT + HWOFFLOAD_HASH_COUNT)
+#define HWOFFLOAD_THRESHOLD_COUNT	(HWOFFLOAD_THRESHOLD_GCM + 1)
 
 enum hwoffload_path {
 	HWOFFLOAD_PATH_AUTO,	/* PIO or DMA by the mode's threshold */
@@ -135,6 +138,13 @@ enum hwoffload_stat {
 	HWOFFLOAD_STAT_HASH_AUTO_PIO,
 	HWOFFLOAD_STAT_HASH_AUTO_DMA,
 	HWOFFLOAD_STAT_HASH_BUFFERED,
+	HWOFFLOAD_STAT_GCM_PIO_REQUESTS,
+	HWOFFLOAD_STAT_GCM_PIO_BYTES,
+	HWOFFLOAD_STAT_GCM_DMA_REQUESTS,
+	HWOFFLOAD_STAT_GCM_DMA_BYTES,
+	HWOFFLOAD_STAT_GCM_AUTO_PIO,
+	HWOFFLOAD_STAT_GCM_AUTO_DMA,
+	HWOFFLOAD_STAT_GCM_TAG_MISMATCHES,
 	HWOFFLOAD_STAT_RESETS,
 	HWOFFLOAD_STAT_RESET_FAILURES,
 	HWOFFLOAD_STAT_PM_RESUMES,
@@ -155,7 +165,8 @@ struct hwoffload_fault_knob {
 /*
  * Per ring slot, in coherent memory: the context record of the request whose LOAD_CTX sits in
  * that slot, which the engine writes back into: for AES the output IV, with the block that
- * carries a CTR tail shorter than 16 bytes; for a hash the length and state (or digest).
+ * carries a CTR tail shorter than 16 bytes; for a hash the length and state (or digest); for GCM
+ * an encrypt's tag.
  */
 struct hwoffload_slot {
 	union {
@@ -164,6 +175,7 @@ struct hwoffload_slot {
 			u8 tail[AES_BLOCK_SIZE];
 		};
 		struct hwe_hash_ctx hash;
+		struct hwe_gcm_ctx gcm;
 	};
 } __aligned(64);
 
@@ -240,6 +252,16 @@ struct hwoffload_bounce {
 	unsigned int order;
 };
 
+/* The lists an AES request's DATA descriptors run on, from mapping to unmapping. */
+struct hwoffload_dma_bufs {
+	struct scatterlist *src;	/* mapped: the caller's lists or the bounce list */
+	struct scatterlist *dst;
+	unsigned int len;		/* bytes the DATA descriptors carry from src */
+	int src_nents;			/* entries given to dma_map_sg() */
+	int dst_nents;
+	struct hwoffload_bounce bounce;	/* when the caller's lists break the 16-byte rule */
+};
+
 struct hwoffload_ring {
 	struct hwe_desc *desc;
 	struct hwoffload_slot *slots;
@@ -308,15 +330,41 @@ struct hwoffload_req_ctx {
 	struct hwoffload_req_times times;
 	/* DMA only, from submission to completion */
 	struct hwoffload_dma_req dma;
-	struct scatterlist *dma_src;
-	struct scatterlist *dma_dst;
-	unsigned int dma_len;		/* bytes the DATA descriptors carry from dma_src */
-	unsigned int tail_len;		/* CTR bytes after dma_len, in the slot's tail */
-	int src_nents;			/* entries given to dma_map_sg() */
-	int dst_nents;
-	struct hwoffload_bounce bounce;	/* when the caller's lists break the 16-byte rule */
+	struct hwoffload_dma_bufs bufs;
+	unsigned int tail_len;		/* CTR bytes after bufs.len, in the slot's tail */
 	u8 iv_out[AES_BLOCK_SIZE];
 	u8 tail[AES_BLOCK_SIZE];
+};
+
+/* One registered AEAD: gcm(aes) on a path. */
+struct hwoffload_aead_alg {
+	struct aead_engine_alg engine_alg;
+	enum hwoffload_path path;
+};
+
+/*
+ * A gcm(aes) request. The engine takes AAD || data as one stream and gives AAD || output back
+ * (ENGINE.md section 12); the tag travels apart, in the record or the GCM registers.
+ *
+ * A decrypt whose tag does not match completes with -EBADMSG and must not hand on the
+ * plaintext the engine produced. PIO writes none (the engine checks before it fills FIFO_OUT),
+ * and a bounced DMA request is not copied out; a zero-copy DMA request has had the plaintext
+ * written into the caller's destination as it streamed, so the driver zeroes the destination's
+ * data bytes before it completes the request: the simplest guarantee, as cheap as the unmap,
+ * and the caller's pages (AF_ALG maps the user's) end up holding nothing of the message. Any
+ * other failed decrypt by DMA (an engine fault midway) is treated the same way.
+ */
+struct hwoffload_aead_req_ctx {
+	struct aead_request *req;
+	struct hwoffload_dev *hw;	/* from submission to completion (hwoffload_dev_get) */
+	enum hwoffload_path path;	/* PIO or DMA, chosen at submission */
+	bool decrypt;
+	unsigned int data_len;		/* cryptlen without the tag (decrypt) */
+	/* encrypt: the engine's tag; decrypt: the one to compare, from the source */
+	u8 tag[HWE_GCM_TAG_SIZE];
+	/* DMA only, from submission to completion */
+	struct hwoffload_dma_req dma;
+	struct hwoffload_dma_bufs bufs;
 };
 
 /* One registered ahash: a hash algorithm on a path. */
@@ -443,7 +491,19 @@ void hwoffload_algs_unregister(void);
 void hwoffload_cipher_fill_ctx(struct skcipher_request *req, struct hwe_aes_ctx *rec);
 void hwoffload_cipher_done(struct hwoffload_dev *hw, struct skcipher_request *req, int err);
 enum hwoffload_path hwoffload_choose_path(struct hwoffload_dev *hw, enum hwoffload_path path,
-					  unsigned int threshold, unsigned int len, bool hash);
+					  unsigned int threshold, unsigned int len,
+					  enum hwoffload_stat auto_pio,
+					  enum hwoffload_stat auto_dma);
+void hwoffload_aes_alg_base_init(struct crypto_alg *base, const char *mode,
+				 enum hwoffload_path path, unsigned int blocksize,
+				 unsigned int ctxsize);
+int hwoffload_aes_setkey(struct hwoffload_tfm_ctx *ctx, const u8 *key, unsigned int keylen);
+
+/* hwoffload-aead.c */
+int hwoffload_aead_register(struct hwoffload_dev *hw);
+void hwoffload_aead_unregister(void);
+void hwoffload_aead_fill_ctx(struct aead_request *req, struct hwe_gcm_ctx *rec);
+void hwoffload_aead_done(struct hwoffload_dev *hw, struct aead_request *req, int err);
 
 /* hwoffload-hash.c */
 int hwoffload_hash_register(struct hwoffload_dev *hw);
@@ -458,12 +518,14 @@ void hwoffload_hash_done(struct hwoffload_dev *hw, struct ahash_request *req, in
 /* hwoffload-pio.c */
 int hwoffload_pio_crypt(struct hwoffload_dev *hw, struct skcipher_request *req);
 int hwoffload_pio_hash(struct hwoffload_dev *hw, struct ahash_request *req);
+int hwoffload_pio_gcm(struct hwoffload_dev *hw, struct aead_request *req);
 int hwoffload_pio_probe(struct hwoffload_dev *hw, struct hwoffload_req_times *t);
 
 /* hwoffload-dma.c */
 int hwoffload_ring_init(struct hwoffload_dev *hw);
 int hwoffload_dma_submit(struct hwoffload_dev *hw, struct skcipher_request *req);
 int hwoffload_dma_submit_hash(struct hwoffload_dev *hw, struct ahash_request *req);
+int hwoffload_dma_submit_gcm(struct hwoffload_dev *hw, struct aead_request *req);
 int hwoffload_dma_wait(struct hwoffload_dma_req *dreq);
 unsigned int hwoffload_dma_complete(struct hwoffload_dev *hw, bool all, u64 seen_ns);
 int hwoffload_dma_probe(struct hwoffload_dev *hw, struct hwoffload_req_times *t);
