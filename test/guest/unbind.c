@@ -5,8 +5,8 @@
  *
  * - a socket bound before an unbind gets ENODEV from then on, even after the rebind; binding
  *   while no engine is bound gets ENODEV; a socket bound after the rebind serves;
- * - 8 processes stream through AF_ALG by driver name (ecb, cbc, ctr(aes) and sha256, sha512 on
- *   the PIO and DMA paths, each process going round them) while the device is unbound and
+ * - 8 processes stream through AF_ALG by driver name (ecb, cbc, ctr(aes), gcm(aes) and sha256,
+ *   sha512 on the PIO and DMA paths, each process going round them) while the device is unbound and
  *   rebound at random moments: every result equals OpenSSL's default provider's, or is an
  *   ENODEV error; a request begun after an unbind on a socket bound before it never succeeds;
  * - after the rebinds every driver serves, runtime PM is balanced (the idle device suspends, no
@@ -42,6 +42,9 @@
 #define MAX_LEN	   16384
 #define REQUESTS   4 /* per socket, then a new one */
 #define AES_BLOCK  16
+#define GCM_IV	   12
+#define GCM_TAG	   16
+#define GCM_AAD	   64 /* AAD of up to this many bytes before the data */
 
 /* The drivers the workers go round: each worker starts at its own. */
 static const struct driver {
@@ -50,17 +53,21 @@ static const struct driver {
 	size_t digest; /* 0: an AES mode */
 	size_t block; /* lengths are multiples of this */
 	int has_iv;
+	/* gcm(aes): AAD and data up to this many bytes (the PIO driver's: what fits the FIFO) */
+	size_t aead_max;
 } drivers[] = {
-	{ "ecb-aes-hwoffload-pio", "AES-%zu-ECB", 0, AES_BLOCK, 0 },
-	{ "cbc-aes-hwoffload-dma", "AES-%zu-CBC", 0, AES_BLOCK, 1 },
-	{ "sha256-hwoffload-pio", "SHA256", 32, 1, 0 },
-	{ "ctr-aes-hwoffload-pio", "AES-%zu-CTR", 0, 1, 1 },
-	{ "sha512-hwoffload-dma", "SHA512", 64, 1, 0 },
-	{ "ecb-aes-hwoffload-dma", "AES-%zu-ECB", 0, AES_BLOCK, 0 },
-	{ "cbc-aes-hwoffload-pio", "AES-%zu-CBC", 0, AES_BLOCK, 1 },
-	{ "sha256-hwoffload-dma", "SHA256", 32, 1, 0 },
-	{ "ctr-aes-hwoffload-dma", "AES-%zu-CTR", 0, 1, 1 },
-	{ "sha512-hwoffload-pio", "SHA512", 64, 1, 0 },
+	{ "ecb-aes-hwoffload-pio", "AES-%zu-ECB", 0, AES_BLOCK, 0, 0 },
+	{ "cbc-aes-hwoffload-dma", "AES-%zu-CBC", 0, AES_BLOCK, 1, 0 },
+	{ "gcm-aes-hwoffload-pio", "AES-%zu-GCM", 0, 1, 1, 4096 },
+	{ "sha256-hwoffload-pio", "SHA256", 32, 1, 0, 0 },
+	{ "ctr-aes-hwoffload-pio", "AES-%zu-CTR", 0, 1, 1, 0 },
+	{ "sha512-hwoffload-dma", "SHA512", 64, 1, 0, 0 },
+	{ "ecb-aes-hwoffload-dma", "AES-%zu-ECB", 0, AES_BLOCK, 0, 0 },
+	{ "gcm-aes-hwoffload-dma", "AES-%zu-GCM", 0, 1, 1, MAX_LEN },
+	{ "cbc-aes-hwoffload-pio", "AES-%zu-CBC", 0, AES_BLOCK, 1, 0 },
+	{ "sha256-hwoffload-dma", "SHA256", 32, 1, 0, 0 },
+	{ "ctr-aes-hwoffload-dma", "AES-%zu-CTR", 0, 1, 1, 0 },
+	{ "sha512-hwoffload-pio", "SHA512", 64, 1, 0, 0 },
 };
 
 #define DRIVERS (int)(sizeof(drivers) / sizeof(drivers[0]))
@@ -101,14 +108,33 @@ static void driver_write(const char *file, const char *dev)
 /* The transform socket of @d (with @key for a cipher): >= 0, or -errno of bind or setkey. */
 static int driver_bind(const struct driver *d, const unsigned char *key, size_t key_len)
 {
-	return alg_bind(d->digest ? "hash" : "skcipher", d->name, key, key_len);
+	return alg_bind(d->digest ? "hash" : d->aead_max ? "aead" : "skcipher", d->name, key,
+			key_len);
 }
 
-/* One encryption of @len bytes on the request socket @op: 0 or -errno. */
-static int cipher_request(int op, const struct driver *d, const unsigned char *iv,
-			  const unsigned char *in, unsigned char *out, size_t len)
+/* The next control message of @msg (after @prev, if not NULL), counted in @used. */
+static struct cmsghdr *add_cmsg(struct msghdr *msg, struct cmsghdr *prev, int type, size_t len,
+				size_t *used)
 {
-	char control[CMSG_SPACE(sizeof(__u32)) + CMSG_SPACE(sizeof(struct af_alg_iv) + AES_BLOCK)];
+	struct cmsghdr *cmsg = prev ? CMSG_NXTHDR(msg, prev) : CMSG_FIRSTHDR(msg);
+
+	*used += CMSG_SPACE(len);
+	cmsg->cmsg_level = SOL_ALG;
+	cmsg->cmsg_type = type;
+	cmsg->cmsg_len = CMSG_LEN(len);
+	return cmsg;
+}
+
+/*
+ * One encryption of @len bytes on the request socket @op (for gcm(aes), @aad of them AAD, and
+ * the tag after the output): 0 or -errno.
+ */
+static int cipher_request(int op, const struct driver *d, const unsigned char *iv,
+			  const unsigned char *in, unsigned char *out, size_t len, size_t aad)
+{
+	char control[CMSG_SPACE(sizeof(__u32)) * 2 +
+		     CMSG_SPACE(sizeof(struct af_alg_iv) + AES_BLOCK)];
+	size_t iv_len = d->aead_max ? GCM_IV : AES_BLOCK, out_len = len, used = 0;
 	struct iovec iov = { (void *)in, len };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = control };
 	struct af_alg_iv *alg_iv;
@@ -116,30 +142,30 @@ static int cipher_request(int op, const struct driver *d, const unsigned char *i
 	ssize_t n;
 
 	memset(control, 0, sizeof(control));
-	msg.msg_controllen = d->has_iv ? sizeof(control) : CMSG_SPACE(sizeof(__u32));
-	cmsg = CMSG_FIRSTHDR(&msg);
-	cmsg->cmsg_level = SOL_ALG;
-	cmsg->cmsg_type = ALG_SET_OP;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(__u32));
+	msg.msg_controllen = sizeof(control);
+	cmsg = add_cmsg(&msg, NULL, ALG_SET_OP, sizeof(__u32), &used);
 	*(__u32 *)CMSG_DATA(cmsg) = ALG_OP_ENCRYPT;
 	if (d->has_iv) {
-		cmsg = CMSG_NXTHDR(&msg, cmsg);
-		cmsg->cmsg_level = SOL_ALG;
-		cmsg->cmsg_type = ALG_SET_IV;
-		cmsg->cmsg_len = CMSG_LEN(sizeof(struct af_alg_iv) + AES_BLOCK);
+		cmsg = add_cmsg(&msg, cmsg, ALG_SET_IV, sizeof(struct af_alg_iv) + iv_len, &used);
 		alg_iv = (struct af_alg_iv *)CMSG_DATA(cmsg);
-		alg_iv->ivlen = AES_BLOCK;
-		memcpy(alg_iv->iv, iv, AES_BLOCK);
+		alg_iv->ivlen = (__u32)iv_len;
+		memcpy(alg_iv->iv, iv, iv_len);
 	}
+	if (d->aead_max) {
+		cmsg = add_cmsg(&msg, cmsg, ALG_SET_AEAD_ASSOCLEN, sizeof(__u32), &used);
+		*(__u32 *)CMSG_DATA(cmsg) = (__u32)aad;
+		out_len += GCM_TAG;
+	}
+	msg.msg_controllen = used;
 	n = sendmsg(op, &msg, 0);
 	if (n < 0)
 		return -errno;
 	if ((size_t)n != len)
 		return -EBADMSG;
-	n = read(op, out, len);
+	n = read(op, out, out_len);
 	if (n < 0)
 		return -errno;
-	return (size_t)n == len ? 0 : -EBADMSG;
+	return (size_t)n == out_len ? 0 : -EBADMSG;
 }
 
 /* One digest of @len bytes on @op, in two pieces (the first with MSG_MORE): 0 or -errno. */
@@ -157,9 +183,12 @@ static int hash_request(int op, const unsigned char *in, size_t len, size_t firs
 	return (size_t)n == dlen ? 0 : -EBADMSG;
 }
 
-/* OpenSSL's default provider's answer for the same request; 0 or -1. */
+/*
+ * OpenSSL's default provider's answer for the same request (gcm(aes): AAD || ciphertext || tag,
+ * @aad bytes of AAD); 0 or -1.
+ */
 static int reference(const struct driver *d, const unsigned char *key, size_t key_len,
-		     const unsigned char *iv, const unsigned char *in, size_t len,
+		     const unsigned char *iv, const unsigned char *in, size_t len, size_t aad,
 		     unsigned char *out, size_t *out_len)
 {
 	char name[32];
@@ -179,9 +208,19 @@ static int reference(const struct driver *d, const unsigned char *key, size_t ke
 		snprintf(name, sizeof(name), d->openssl, key_len * 8);
 		cipher = EVP_CIPHER_fetch(NULL, name, "provider=default");
 		ok = cipher && ctx && EVP_EncryptInit_ex2(ctx, cipher, key, iv, NULL) &&
-		     EVP_CIPHER_CTX_set_padding(ctx, 0) &&
-		     EVP_EncryptUpdate(ctx, out, &n, in, (int)len) && (size_t)n == len;
-		*out_len = len;
+		     EVP_CIPHER_CTX_set_padding(ctx, 0);
+		if (d->aead_max) {
+			memcpy(out, in, aad);
+			ok = ok && (!aad || EVP_EncryptUpdate(ctx, NULL, &n, in, (int)aad)) &&
+			     (len == aad ||
+			      EVP_EncryptUpdate(ctx, out + aad, &n, in + aad, (int)(len - aad))) &&
+			     EVP_EncryptFinal_ex(ctx, out + len, &n) &&
+			     EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, GCM_TAG, out + len);
+			*out_len = len + GCM_TAG;
+		} else {
+			ok = ok && EVP_EncryptUpdate(ctx, out, &n, in, (int)len) && (size_t)n == len;
+			*out_len = len;
+		}
 		EVP_CIPHER_CTX_free(ctx);
 		EVP_CIPHER_free(cipher);
 	}
@@ -195,20 +234,24 @@ static int reference(const struct driver *d, const unsigned char *key, size_t ke
 static int checked_request(struct test_rng *rng, const struct driver *d, int op,
 			   const unsigned char *key, size_t key_len, char *err, size_t err_size)
 {
-	static unsigned char in[MAX_LEN], got[MAX_LEN], want[MAX_LEN];
+	static unsigned char in[MAX_LEN], got[MAX_LEN + GCM_TAG], want[MAX_LEN + GCM_TAG];
 	unsigned char iv[AES_BLOCK];
-	size_t len = test_rng_range(rng, 1, MAX_LEN / d->block) * d->block, want_len;
+	size_t len = test_rng_range(rng, 1, MAX_LEN / d->block) * d->block, want_len, aad = 0;
 	int ret;
 
+	if (d->aead_max) {
+		aad = test_rng_range(rng, 0, GCM_AAD);
+		len = aad + test_rng_range(rng, 0, d->aead_max - aad);
+	}
 	test_rng_fill(rng, in, len);
 	test_rng_fill(rng, iv, sizeof(iv));
 	if (d->digest)
 		ret = hash_request(op, in, len, test_rng_range(rng, 0, len), got, d->digest);
 	else
-		ret = cipher_request(op, d, iv, in, got, len);
+		ret = cipher_request(op, d, iv, in, got, len, aad);
 	if (ret)
 		return ret;
-	if (reference(d, key, key_len, iv, in, len, want, &want_len)) {
+	if (reference(d, key, key_len, iv, in, len, aad, want, &want_len)) {
 		snprintf(err, err_size, "%s: OpenSSL failed", d->name);
 		return 1;
 	}
