@@ -51,8 +51,8 @@ static const unsigned int authsizes[] = { 4, 8, 12, 13, 14, 15, 16 };
 
 /* (AAD, data) lengths every driver tries first: empty, AAD only, around the FIFO, the largest. */
 static const size_t edge_lens[][2] = {
-	{ 0, 0 },     { 0, 1 },	       { 16, 0 },	 { 13, 17 },	    { 20, 4076 },
-	{ 0, 4096 },  { 1, 4096 },     { MAX_AAD, 0 },	 { 0, MAX_DATA },   { MAX_AAD, MAX_DATA },
+	{ 0, 0 },    { 0, 1 },	  { 16, 0 },	  { 13, 17 },	   { 20, 4076 },
+	{ 0, 4096 }, { 1, 4096 }, { MAX_AAD, 0 }, { 0, MAX_DATA }, { MAX_AAD, MAX_DATA },
 };
 
 #define EDGES (int)(sizeof(edge_lens) / sizeof(edge_lens[0]))
@@ -236,69 +236,81 @@ static const char *describe(const struct layout *l, char *buf, size_t size)
 	return buf;
 }
 
+/* Says in @err what went wrong with @step of the message @l; returns 1. */
+static int step_failed(char *err, size_t err_size, const char *name, const char *step,
+		       const struct layout *l, const char *what, int ret)
+{
+	char shape[256];
+
+	snprintf(err, err_size, "%s %s (%s): %s %d", name, step, describe(l, shape, sizeof(shape)),
+		 what, ret);
+	return 1;
+}
+
 /*
- * Encrypt a random message by @name laid out as @l against OpenSSL, decrypt it back, and decrypt
- * it with a flipped tag bit: EBADMSG, and the output holds no plaintext. 0, or a message in @err.
+ * On the request socket @op: encrypt @b->pt (AAD || data) with @iv and compare with @b->want,
+ * OpenSSL's; decrypt that back; decrypt it with a flipped tag bit: EBADMSG, and the output holds
+ * no plaintext. 0, or a message in @err.
  */
-static int check_driver(const char *name, const struct layout *l, struct test_rng *rng,
-			struct buffers *b, char *err, size_t err_size)
+static int check_message(int op, const char *name, const unsigned char *iv, const struct layout *l,
+			 struct test_rng *rng, struct buffers *b, char *err, size_t err_size)
 {
 	size_t msg_len = l->aad + l->data, ct_len = msg_len + l->authsize;
-	unsigned char key[32], iv[IV_LEN], *src = b->in + l->in_off;
+	unsigned char *src = b->in + l->in_off;
 	unsigned char *dst = l->in_place ? src : b->out + l->out_off;
-	char what[256];
-	int op, ret;
+	int ret;
 
-	test_rng_fill(rng, key, sizeof(key));
-	test_rng_fill(rng, iv, sizeof(iv));
-	test_rng_fill(rng, b->pt, msg_len);
-	reference_encrypt(l, key, iv, b->pt, b->pt + l->aad, b->want);
-
-	op = aead_open(name, key, l->key_len, l->authsize);
-	if (op < 0) {
-		snprintf(err, err_size, "%s: socket: %s", name, strerror(-op));
-		return 1;
-	}
 	/* encrypt: AAD || data in, AAD || ciphertext || tag out */
 	memcpy(src, b->pt, msg_len);
 	ret = aead_request(rng, op, 1, iv, l, src, msg_len, dst, ct_len);
-	if (ret || memcmp(dst, b->want, ct_len)) {
-		snprintf(err, err_size, "%s encrypt (%s): %s %d", name,
-			 describe(l, what, sizeof(what)), ret ? "error" : "wrong output", ret);
-		close(op);
-		return 1;
-	}
+	if (ret || memcmp(dst, b->want, ct_len))
+		return step_failed(err, err_size, name, "encrypt", l,
+				   ret ? "error" : "wrong output", ret);
 	/*
 	 * decrypt: AAD || ciphertext || tag in, AAD || data out. AF_ALG runs no request for an
 	 * empty output (recvmsg of 0 bytes): the kernel's self-tests cover that decrypt.
 	 */
-	if (!msg_len) {
-		close(op);
+	if (!msg_len)
 		return 0;
-	}
 	memcpy(src, b->want, ct_len);
 	ret = aead_request(rng, op, 0, iv, l, src, ct_len, dst, msg_len);
-	if (ret || memcmp(dst, b->pt, msg_len)) {
-		snprintf(err, err_size, "%s decrypt (%s): %s %d", name,
-			 describe(l, what, sizeof(what)), ret ? "error" : "wrong output", ret);
-		close(op);
-		return 1;
-	}
+	if (ret || memcmp(dst, b->pt, msg_len))
+		return step_failed(err, err_size, name, "decrypt", l,
+				   ret ? "error" : "wrong output", ret);
 	/* a forged tag: refused, and no plaintext handed out (none left from the decrypt above) */
 	memset(dst, 0x5a, msg_len);
 	memcpy(src, b->want, ct_len);
 	src[msg_len + test_rng_range(rng, 0, l->authsize - 1)] ^=
 		(unsigned char)(1 << test_rng_range(rng, 0, 7));
 	ret = aead_request(rng, op, 0, iv, l, src, ct_len, dst, msg_len);
-	close(op);
+	if (ret != -EBADMSG)
+		return step_failed(err, err_size, name, "forged tag", l, "not EBADMSG but", ret);
 	/* 8 bytes or more: the chance that what is left equals the plaintext is nil */
-	if (ret != -EBADMSG || (l->data >= 8 && !memcmp(dst + l->aad, b->pt + l->aad, l->data))) {
-		snprintf(err, err_size, "%s forged tag (%s): %s %d", name,
-			 describe(l, what, sizeof(what)),
-			 ret != -EBADMSG ? "not EBADMSG but" : "plaintext in the output", ret);
+	if (l->data >= 8 && !memcmp(dst + l->aad, b->pt + l->aad, l->data))
+		return step_failed(err, err_size, name, "forged tag", l, "plaintext in the output",
+				   ret);
+	return 0;
+}
+
+/* A random key and IV, OpenSSL's answer, and check_message() on a socket of driver @name. */
+static int check_driver(const char *name, const struct layout *l, struct test_rng *rng,
+			struct buffers *b, char *err, size_t err_size)
+{
+	unsigned char key[32], iv[IV_LEN];
+	int op, ret;
+
+	test_rng_fill(rng, key, sizeof(key));
+	test_rng_fill(rng, iv, sizeof(iv));
+	test_rng_fill(rng, b->pt, l->aad + l->data);
+	reference_encrypt(l, key, iv, b->pt, b->pt + l->aad, b->want);
+	op = aead_open(name, key, l->key_len, l->authsize);
+	if (op < 0) {
+		snprintf(err, err_size, "%s: socket: %s", name, strerror(-op));
 		return 1;
 	}
-	return 0;
+	ret = check_message(op, name, iv, l, rng, b, err, err_size);
+	close(op);
+	return ret;
 }
 
 /* Mostly small, sometimes up to @max. */
@@ -338,7 +350,8 @@ static void random_layout(struct test_rng *rng, int iteration, struct layout *l)
 		l->aad = random_len(rng, 64, MAX_AAD);
 		l->data = random_len(rng, 8192, MAX_DATA);
 	}
-	l->authsize = authsizes[test_rng_range(rng, 0, sizeof(authsizes) / sizeof(authsizes[0]) - 1)];
+	l->authsize =
+		authsizes[test_rng_range(rng, 0, sizeof(authsizes) / sizeof(authsizes[0]) - 1)];
 	l->key_len = 16 + 8 * test_rng_range(rng, 0, 2);
 	l->in_place = (int)test_rng_range(rng, 0, 1);
 	l->in_off = random_offset(rng);
@@ -399,8 +412,13 @@ END_TEST
 /* RUNS / 2 checked messages of one shape through one driver, each 3 requests. */
 static void run_checked(enum path path, size_t aad, size_t data, size_t out_off)
 {
-	struct layout l = { .aad = aad, .data = data, .authsize = TAG, .key_len = 32,
-			    .out_off = out_off, .in_pieces = 1, .out_pieces = 1 };
+	struct layout l = { .aad = aad,
+			    .data = data,
+			    .authsize = TAG,
+			    .key_len = 32,
+			    .out_off = out_off,
+			    .in_pieces = 1,
+			    .out_pieces = 1 };
 	struct test_rng rng;
 	struct buffers b;
 	char name[64], err[512];
@@ -521,8 +539,9 @@ static int fault_request(void *arg)
 START_TEST(injected_faults)
 {
 	const struct fault_case *f = &fault_cases[_i];
-	struct layout l = { .data = f->len, .authsize = TAG, .key_len = 32, .in_pieces = 1,
-			    .out_pieces = 1 };
+	struct layout l = {
+		.data = f->len, .authsize = TAG, .key_len = 32, .in_pieces = 1, .out_pieces = 1
+	};
 	unsigned char key[32], iv[IV_LEN];
 	struct test_rng rng;
 	struct buffers b;
@@ -557,8 +576,8 @@ START_TEST(injected_faults)
 	if (!ret)
 		ck_assert_bytes_eq("decrypt after a lost interrupt", b.out, b.pt, f->len);
 	else
-		ck_assert_msg(memcmp(b.out, b.pt, f->len), "%s: a failed decrypt gave the plaintext",
-			      what);
+		ck_assert_msg(memcmp(b.out, b.pt, f->len),
+			      "%s: a failed decrypt gave the plaintext", what);
 	buffers_free(&b);
 
 	/* the next requests succeed */

@@ -108,8 +108,10 @@ static void driver_write(const char *file, const char *dev)
 /* The transform socket of @d (with @key for a cipher): >= 0, or -errno of bind or setkey. */
 static int driver_bind(const struct driver *d, const unsigned char *key, size_t key_len)
 {
-	return alg_bind(d->digest ? "hash" : d->aead_max ? "aead" : "skcipher", d->name, key,
-			key_len);
+	return alg_bind(d->digest     ? "hash"
+			: d->aead_max ? "aead"
+				      : "skcipher",
+			d->name, key, key_len);
 }
 
 /* The next control message of @msg (after @prev, if not NULL), counted in @used. */
@@ -218,7 +220,8 @@ static int reference(const struct driver *d, const unsigned char *key, size_t ke
 			     EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, GCM_TAG, out + len);
 			*out_len = len + GCM_TAG;
 		} else {
-			ok = ok && EVP_EncryptUpdate(ctx, out, &n, in, (int)len) && (size_t)n == len;
+			ok = ok && EVP_EncryptUpdate(ctx, out, &n, in, (int)len) &&
+			     (size_t)n == len;
 			*out_len = len;
 		}
 		EVP_CIPHER_CTX_free(ctx);
