@@ -349,10 +349,10 @@ struct hwoffload_aead_alg {
  * A decrypt whose tag does not match completes with -EBADMSG and must not hand on the
  * plaintext the engine produced. PIO writes none (the engine checks before it fills FIFO_OUT),
  * and a bounced DMA request is not copied out; a zero-copy DMA request has had the plaintext
- * written into the caller's destination as it streamed, so the driver zeroes the destination's
- * data bytes before it completes the request: the simplest guarantee, as cheap as the unmap,
- * and the caller's pages (AF_ALG maps the user's) end up holding nothing of the message. Any
- * other failed decrypt by DMA (an engine fault midway) is treated the same way.
+ * written into the caller's destination as it streamed. So after any failed DMA decrypt (a
+ * mismatch, or an engine fault midway) the driver zeroes the destination's data bytes, bounced
+ * or not, before it completes the request: the simplest guarantee, cheap beside the unmap, and
+ * the caller's pages (AF_ALG maps the user's) end up holding nothing of the message.
  */
 struct hwoffload_aead_req_ctx {
 	struct aead_request *req;
