@@ -36,6 +36,7 @@ struct options {
 	unsigned long ram_mib;
 	unsigned int vectors;
 	struct hwemu_timing timing;
+	uint64_t watch_ns; /* --doorbell-watch-us */
 	bool quiet;
 };
 
@@ -59,6 +60,8 @@ static void usage(FILE *out)
 		"  --pio-ns-per-byte X    override the profile's PIO per-byte cost\n"
 		"  --dma-setup-us X       override the profile's DMA per-request cost\n"
 		"  --dma-ns-per-byte X    override the profile's DMA per-byte cost\n"
+		"  --doorbell-watch-us X  after a doorbell, look for the next one this long before\n"
+		"                         sleeping in poll() (default 0; ENGINE.md section 10)\n"
 		"  --quiet                no log lines for guest errors or at exit\n",
 		MAX_RAM_MIB, HWE_MIN_VECTORS, HWE_MAX_VECTORS, HWE_MIN_VECTORS);
 }
@@ -80,7 +83,7 @@ static bool parse_number(const char *opt, const char *arg, double min, double ma
 /* Returns 0, or 2 for a usage error (reported). */
 static int parse_options(int argc, char **argv, struct options *o)
 {
-	enum { OPT_PIO_SETUP = 256, OPT_PIO_BYTE, OPT_DMA_SETUP, OPT_DMA_BYTE };
+	enum { OPT_PIO_SETUP = 256, OPT_PIO_BYTE, OPT_DMA_SETUP, OPT_DMA_BYTE, OPT_WATCH };
 	static const char *const override_names[] = {
 		"pio-setup-us", "pio-ns-per-byte", "dma-setup-us", "dma-ns-per-byte"
 	};
@@ -94,6 +97,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ override_names[1], required_argument, NULL, OPT_PIO_BYTE },
 		{ override_names[2], required_argument, NULL, OPT_DMA_SETUP },
 		{ override_names[3], required_argument, NULL, OPT_DMA_BYTE },
+		{ "doorbell-watch-us", required_argument, NULL, OPT_WATCH },
 		{ "quiet", no_argument, NULL, 'q' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
@@ -134,6 +138,11 @@ static int parse_options(int argc, char **argv, struct options *o)
 			if (!parse_number(override_names[c - OPT_PIO_SETUP], optarg, 0, 1e6,
 					  &override[c - OPT_PIO_SETUP]))
 				return 2;
+			break;
+		case OPT_WATCH:
+			if (!parse_number("doorbell-watch-us", optarg, 0, 1000, &val))
+				return 2;
+			o->watch_ns = (uint64_t)(val * 1000);
 			break;
 		case 'q':
 			o->quiet = true;
@@ -270,7 +279,7 @@ static void print_counters(const uint8_t *bar2)
 
 /* Accept QEMU, hand it the device, run the engine until it leaves. Returns the exit code. */
 static int serve(struct hwemu_engine *e, int listen_fd, int bar2_fd, struct eventfds *efd,
-		 unsigned int vectors)
+		 unsigned int vectors, uint64_t watch_ns)
 {
 	int conn, r;
 
@@ -289,7 +298,7 @@ static int serve(struct hwemu_engine *e, int listen_fd, int bar2_fd, struct even
 	}
 
 	for (;;) {
-		r = hwemu_loop_run(e, efd->doorbell, vectors, conn);
+		r = hwemu_loop_run(e, efd->doorbell, vectors, conn, watch_ns);
 		if (r == -EINTR && !stop_signal)
 			continue;
 		if (r < 0) {
@@ -359,7 +368,7 @@ int main(int argc, char **argv)
 	       (unsigned long long)o.timing.dma.ps_per_byte);
 	fflush(stdout);
 
-	rc = serve(&engine, listen_fd, bar2_fd, &efd, o.vectors);
+	rc = serve(&engine, listen_fd, bar2_fd, &efd, o.vectors, o.watch_ns);
 	if (!o.quiet)
 		print_counters(cfg.bar2);
 	close(listen_fd);

@@ -174,10 +174,13 @@ static uint8_t *map_memfd(size_t size, uint8_t **second)
 	return a;
 }
 
+static uint64_t loop_watch_ns; /* the event loop's doorbell watch (0: none) */
+
 static void *engine_thread(void *arg)
 {
 	(void)arg;
-	return (void *)(intptr_t)hwemu_loop_run(&t.engine, t.doorbell, VECTORS, t.stop);
+	return (void *)(intptr_t)hwemu_loop_run(&t.engine, t.doorbell, VECTORS, t.stop,
+						loop_watch_ns);
 }
 
 static void setup(void)
@@ -479,6 +482,30 @@ START_TEST(test_pio_modes)
 		}
 	}
 	ck_assert_uint_eq(rd64(HWE_REG_CNT_PIO_REQUESTS), 18);
+}
+END_TEST
+
+/*
+ * With the doorbell watched after each request: requests right after one another (seen while
+ * watching) and after a pause longer than the watch (seen by poll() again) are all served.
+ */
+START_TEST(test_watch_serves_within_and_after)
+{
+	uint8_t in[64], out[64], expect[64], iv[16];
+	struct aes_params p;
+	int i;
+
+	for (i = 0; i < 40; i++) {
+		random_params(&p, HWE_MODE_CBC, 16, i % 2);
+		random_bytes(in, sizeof(in));
+		pio_load_context(&p);
+		ck_assert_uint_eq(pio_run(in, out, sizeof(in)), HWE_ERR_NONE);
+		reference_crypt(&p, in, expect, sizeof(in), iv);
+		ck_assert_mem_eq(out, expect, sizeof(in));
+		if (i % 4 == 3)
+			usleep(2 * loop_watch_ns / 1000);
+	}
+	ck_assert_uint_eq(rd64(HWE_REG_CNT_PIO_REQUESTS), 40);
 }
 END_TEST
 
@@ -2210,6 +2237,12 @@ START_TEST(test_timing_profiles)
 }
 END_TEST
 
+/* The doorbell watch tcase: the engine thread looks for the next doorbell 200 µs after each. */
+static void watch_on(void)
+{
+	loop_watch_ns = 200 * 1000;
+}
+
 static Suite *engine_suite(void)
 {
 	Suite *s = suite_create("engine");
@@ -2220,7 +2253,8 @@ static Suite *engine_suite(void)
 	TCase *hash = tcase_create("hash");
 	TCase *gcm = tcase_create("gcm");
 	TCase *timing = tcase_create("timing");
-	TCase *with_engine[] = { regs, pio, dma, faults, hash, gcm };
+	TCase *watch = tcase_create("doorbell watch");
+	TCase *with_engine[] = { regs, pio, dma, faults, hash, gcm, watch };
 	size_t i;
 
 	for (i = 0; i < sizeof(with_engine) / sizeof(with_engine[0]); i++) {
@@ -2266,6 +2300,10 @@ static Suite *engine_suite(void)
 	tcase_add_test(gcm, test_gcm_dma_errors);
 	tcase_add_test(gcm, test_gcm_faults);
 	tcase_add_test(timing, test_timing_profiles);
+	tcase_add_unchecked_fixture(watch, watch_on, NULL);
+	tcase_add_test(watch, test_watch_serves_within_and_after);
+	tcase_add_test(watch, test_pio_modes);
+	tcase_add_test(watch, test_dma_single_request);
 	return s;
 }
 
