@@ -20,20 +20,12 @@
 
 #define OPTMEM_MAX "/proc/sys/net/core/optmem_max"
 
-/* The inode of fd's socket (0, which no socket has, if fstat fails). */
+/* The inode of the socket fd is open on; 0, which no socket has, if it is not one. */
 static ino_t inode_of(int fd)
 {
 	struct stat st;
 
-	return fstat(fd, &st) ? 0 : st.st_ino;
-}
-
-/* Whether fd is still open on the socket whose inode was ino. */
-static bool still_is(int fd, ino_t ino)
-{
-	struct stat st;
-
-	return fd >= 0 && !fstat(fd, &st) && S_ISSOCK(st.st_mode) && st.st_ino == ino;
+	return fd < 0 || fstat(fd, &st) || !S_ISSOCK(st.st_mode) ? 0 : st.st_ino;
 }
 
 int hwoff_afalg_fail(struct hwoff_afalg *s, int error, const char *what, const char *fmt, ...)
@@ -70,8 +62,7 @@ int hwoff_afalg_bind(struct hwoff_afalg *s, const struct hwoff_alg *alg, const c
 	strcpy((char *)sa.salg_name, driver);
 
 	s->tfm_fd = socket(AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (s->tfm_fd >= 0)
-		s->tfm_ino = inode_of(s->tfm_fd);
+	s->tfm_ino = inode_of(s->tfm_fd);
 	if (s->tfm_fd < 0 || bind(s->tfm_fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		error = errno;
 		/* probe.c words it: the driver, the errno, the 7.2 change, af_alg_restrict */
@@ -129,9 +120,10 @@ bool hwoff_afalg_adopt(struct hwoff_afalg *s)
 {
 	if (!hwoff_afalg_forked(s))
 		return false;
-	if (!still_is(s->tfm_fd, s->tfm_ino))
+	/* still open on the socket s opened there? */
+	if (inode_of(s->tfm_fd) != s->tfm_ino)
 		s->tfm_fd = -1;
-	if (!still_is(s->op_fd, s->op_ino))
+	if (inode_of(s->op_fd) != s->op_ino)
 		s->op_fd = -1;
 	s->pid = getpid();
 	return true;
