@@ -3,9 +3,12 @@
  * gcm.c - AES-GCM (NIST SP 800-38D) for the engine model, 96-bit IVs only.
  *
  * The block cipher is the model's OpenSSL AES (ECB for H and AES_K(J0), CTR for the
- * keystream); GHASH is written here, a bitwise multiply in GF(2^128): the model wants
- * correctness and clarity, not speed. OpenSSL's own GCM is not used, so that the unit test's
- * comparison with it checks an independent implementation.
+ * keystream); GHASH is written here, by 4-bit tables of multiples of H (Shoup's method: 32
+ * look-ups a block). A bitwise multiply (128 shifts a block) ran at 112 MB/s on the build
+ * host, 147 µs of every 16 KiB TLS record on the engine, where a hardware engine hashes at
+ * line rate; the tables, by the data, are no timing concern here, as the engine is a process
+ * of its own. OpenSSL's own GCM is not used, so that the unit test's comparison with it checks
+ * an independent implementation.
  *
  * Elements of GF(2^128) are held as two big-endian 64-bit halves of the 16-byte block: bit 0
  * of the field (the coefficient of x^0) is the most significant bit of byte 0, as the
@@ -46,22 +49,61 @@ static void block_store(uint8_t b[HWEMU_AES_BLOCK], const uint64_t v[2])
 	memcpy(b + 8, &w, 8);
 }
 
-/* x = x * h in GF(2^128), SP 800-38D algorithm 1; masks instead of branches on key data. */
-static void gf128_mul(uint64_t x[2], const uint64_t h[2])
+/*
+ * The multiples of H by every 4-bit polynomial: index 8 (the top bit, x^0) is H, 4 is H.x,
+ * 2 is H.x^2, 1 is H.x^3, the others their sums.
+ */
+static void ghash_tables(struct hwemu_gcm_stream *g, const uint64_t h[2])
 {
-	uint64_t z[2] = { 0, 0 }, v[2] = { h[0], h[1] }, bit, carry;
-	unsigned int i;
+	uint64_t hi = h[0], lo = h[1], carry;
+	unsigned int i, j;
 
-	for (i = 0; i < 128; i++) {
-		bit = 0 - ((x[i / 64] >> (63 - i % 64)) & 1);
-		z[0] ^= v[0] & bit;
-		z[1] ^= v[1] & bit;
-		carry = 0 - (v[1] & 1);
-		v[1] = v[1] >> 1 | v[0] << 63;
-		v[0] = v[0] >> 1 ^ (GF128_R & carry);
+	g->hh[0] = g->hl[0] = 0;
+	g->hh[8] = hi;
+	g->hl[8] = lo;
+	for (i = 4; i; i >>= 1) {
+		carry = 0 - (lo & 1);
+		lo = lo >> 1 | hi << 63;
+		hi = hi >> 1 ^ (GF128_R & carry);
+		g->hh[i] = hi;
+		g->hl[i] = lo;
 	}
-	x[0] = z[0];
-	x[1] = z[1];
+	for (i = 2; i <= 8; i <<= 1)
+		for (j = 1; j < i; j++) {
+			g->hh[i + j] = g->hh[i] ^ g->hh[j];
+			g->hl[i + j] = g->hl[i] ^ g->hl[j];
+		}
+}
+
+/* x^4 times the 4 bits shifted out, reduced: what multiplying by x^4 adds at the top */
+static const uint16_t reduce4[16] = {
+	0x0000, 0x1c20, 0x3840, 0x2460, 0x7080, 0x6ca0, 0x48c0, 0x54e0,
+	0xe100, 0xfd20, 0xd940, 0xc560, 0x9180, 0x8da0, 0xa9c0, 0xb5e0,
+};
+
+/* z = z.x^4 + n.H: one step of Horner's rule, by the nibble n */
+static inline void mul_x4_add(const struct hwemu_gcm_stream *g, uint64_t z[2], unsigned int n)
+{
+	unsigned int rem = z[1] & 0xf;
+
+	z[1] = (z[1] >> 4 | z[0] << 60) ^ g->hl[n];
+	z[0] = (z[0] >> 4 ^ (uint64_t)reduce4[rem] << 48) ^ g->hh[n];
+}
+
+/* y = y.H over y's nibbles, from the last (the x^127 end) to the first. */
+static void gf128_mul_h(struct hwemu_gcm_stream *g)
+{
+	uint8_t b[HWEMU_AES_BLOCK];
+	uint64_t z[2] = { 0, 0 };
+	int i;
+
+	block_store(b, g->y);
+	for (i = HWEMU_AES_BLOCK - 1; i >= 0; i--) {
+		mul_x4_add(g, z, b[i] & 0xf);
+		mul_x4_add(g, z, b[i] >> 4);
+	}
+	g->y[0] = z[0];
+	g->y[1] = z[1];
 }
 
 static void ghash_block(struct hwemu_gcm_stream *g, const uint8_t b[HWEMU_AES_BLOCK])
@@ -71,7 +113,7 @@ static void ghash_block(struct hwemu_gcm_stream *g, const uint8_t b[HWEMU_AES_BL
 	block_load(v, b);
 	g->y[0] ^= v[0];
 	g->y[1] ^= v[1];
-	gf128_mul(g->y, g->h);
+	gf128_mul_h(g);
 }
 
 static void ghash_update(struct hwemu_gcm_stream *g, const uint8_t *p, size_t len)
@@ -124,6 +166,7 @@ enum hwe_err hwemu_gcm_start(struct hwemu_gcm_stream *g, const struct hwemu_ciph
 	uint32_t unit = (st->cfg & HWE_CFG_UNIT_MASK) >> HWE_CFG_UNIT_SHIFT;
 	uint32_t keylen = (st->cfg & HWE_CFG_KEYLEN_MASK) >> HWE_CFG_KEYLEN_SHIFT;
 	uint8_t counter[HWEMU_AES_BLOCK], hash_key[HWEMU_AES_BLOCK];
+	uint64_t h[2];
 	int outl, ok;
 
 	hwemu_gcm_abort(g);
@@ -152,7 +195,9 @@ enum hwe_err hwemu_gcm_start(struct hwemu_gcm_stream *g, const struct hwemu_ciph
 	counter[HWEMU_AES_BLOCK - 1] = 2;
 	ok = ok && EVP_EncryptInit_ex2(g->ctr, c->alg[HWE_MODE_CTR - 1][keylen / 8 - 2], st->key,
 				       counter, NULL);
-	block_load(g->h, hash_key);
+	block_load(h, hash_key);
+	ghash_tables(g, h);
+	OPENSSL_cleanse(h, sizeof(h));
 	OPENSSL_cleanse(hash_key, sizeof(hash_key));
 	OPENSSL_cleanse(counter, sizeof(counter));
 	if (!ok) {
@@ -239,7 +284,8 @@ void hwemu_gcm_abort(struct hwemu_gcm_stream *g)
 	if (!g->active)
 		return;
 	EVP_CIPHER_CTX_reset(g->ctr);
-	OPENSSL_cleanse(g->h, sizeof(g->h));
+	OPENSSL_cleanse(g->hh, sizeof(g->hh));
+	OPENSSL_cleanse(g->hl, sizeof(g->hl));
 	OPENSSL_cleanse(g->y, sizeof(g->y));
 	OPENSSL_cleanse(g->ek_j0, sizeof(g->ek_j0));
 	OPENSSL_cleanse(g->partial, sizeof(g->partial));

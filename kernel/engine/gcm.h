@@ -31,7 +31,8 @@ struct hwemu_gcm_state {
 
 struct hwemu_gcm_stream {
 	EVP_CIPHER_CTX *ctr; /* the keystream from inc32(J0) */
-	uint64_t h[2]; /* the hash key AES_K(0^128), big-endian halves */
+	/* the hash key H = AES_K(0^128) times each 4-bit polynomial, big-endian halves */
+	uint64_t hh[16], hl[16];
 	uint64_t y[2]; /* the GHASH accumulator */
 	uint8_t ek_j0[HWEMU_AES_BLOCK]; /* AES_K(J0), masks the tag */
 	uint8_t partial[HWEMU_AES_BLOCK]; /* GHASH input short of a block */
