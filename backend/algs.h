@@ -22,6 +22,7 @@ enum hwoff_cipher_mode {
 	HWOFF_MODE_ECB,
 	HWOFF_MODE_CBC,
 	HWOFF_MODE_CTR,
+	HWOFF_MODE_GCM, /* an AEAD: one request is one whole message (aead.c) */
 };
 
 struct hwoff_alg {
@@ -33,10 +34,11 @@ struct hwoff_alg {
 	unsigned int key_bytes; /* 0 for digests */
 	/*
 	 * The block size OpenSSL reports and the kernel's cra_blocksize, which agree: 16 for ECB
-	 * and CBC, 1 for CTR (a stream mode), the hash's input block for digests (64 or 128).
+	 * and CBC, 1 for CTR and GCM (stream modes), the hash's input block for digests (64 or
+	 * 128).
 	 */
 	unsigned int block_bytes;
-	unsigned int iv_bytes; /* 0 for ECB and digests */
+	unsigned int iv_bytes; /* 0 for ECB and digests; GCM's default (and the kernel's only) 12 */
 	unsigned int digest_bytes; /* 0 for ciphers */
 	/* OpenSSL's "algid-absent": its AlgorithmIdentifier omits the NULL parameters (SHA) */
 	bool algid_absent;
@@ -67,6 +69,12 @@ struct hwoff_alg {
 	AES(aes_128_ctr, "AES-128-CTR", "", "ctr(aes)", HWOFF_MODE_CTR, 128, 1, 16)             \
 	AES(aes_192_ctr, "AES-192-CTR", "", "ctr(aes)", HWOFF_MODE_CTR, 192, 1, 16)             \
 	AES(aes_256_ctr, "AES-256-CTR", "", "ctr(aes)", HWOFF_MODE_CTR, 256, 1, 16)             \
+	AES(aes_128_gcm, "AES-128-GCM", ":id-aes128-GCM:2.16.840.1.101.3.4.1.6", "gcm(aes)",    \
+	    HWOFF_MODE_GCM, 128, 1, 12)                                                         \
+	AES(aes_192_gcm, "AES-192-GCM", ":id-aes192-GCM:2.16.840.1.101.3.4.1.26", "gcm(aes)",   \
+	    HWOFF_MODE_GCM, 192, 1, 12)                                                         \
+	AES(aes_256_gcm, "AES-256-GCM", ":id-aes256-GCM:2.16.840.1.101.3.4.1.46", "gcm(aes)",   \
+	    HWOFF_MODE_GCM, 256, 1, 12)                                                         \
 	DIGEST(md5, "MD5", ":SSL3-MD5:1.2.840.113549.2.5", "md5", 64, 16, false)                \
 	DIGEST(sha1, "SHA1", ":SHA-1:SSL3-SHA1:1.3.14.3.2.26", "sha1", 64, 20, true)            \
 	DIGEST(sha224, "SHA2-224", ":SHA-224:SHA224:2.16.840.1.101.3.4.2.4", "sha224", 64, 28,  \
@@ -117,6 +125,21 @@ static inline void hwoff_ctr_add(unsigned char counter[HWOFF_AES_BLOCK], size_t 
 static inline bool hwoff_alg_is_digest(const struct hwoff_alg *alg)
 {
 	return alg->kind == HWOFF_ALG_DIGEST;
+}
+
+/* A cipher whose request is a whole message with AAD and a tag (GCM): aead.c, not skcipher.c. */
+static inline bool hwoff_alg_is_aead(const struct hwoff_alg *alg)
+{
+	return alg->mode == HWOFF_MODE_GCM;
+}
+
+/* GCM's tag: OpenSSL's and the engine's full length; the kernel takes 4, 8 and 12 to 16. */
+#define HWOFF_GCM_TAG_MAX 16
+
+/* The kernel's crypto API type of alg, as AF_ALG binds it: "hash", "skcipher" or "aead". */
+static inline const char *hwoff_alg_kernel_type(const struct hwoff_alg *alg)
+{
+	return hwoff_alg_is_digest(alg) ? "hash" : hwoff_alg_is_aead(alg) ? "aead" : "skcipher";
 }
 
 #endif

@@ -243,7 +243,7 @@ int hwoff_probe_afalg(struct hwoff_probe *p)
 
 int hwoff_probe_alg(const struct hwoff_alg *alg, const char *name, char *reason, size_t reason_len)
 {
-	const char *type = hwoff_alg_is_digest(alg) ? "hash" : "skcipher";
+	const char *type = hwoff_alg_kernel_type(alg);
 	struct sockaddr_alg sa = { .salg_family = AF_ALG };
 	struct machine_facts m;
 	int error = 0;

@@ -104,3 +104,9 @@ bool hwoff_route_failed(struct hwoff_router *r, struct hwoff_path *path,
 	hwoff_count_fallback(&path->counters, why);
 	return true;
 }
+
+struct hwoff_path *hwoff_route_unsupported(struct hwoff_router *r, struct hwoff_path *path)
+{
+	hwoff_count_fallback(&path->counters, HWOFF_FALLBACK_UNSUPPORTED);
+	return hwoff_router_software(r);
+}

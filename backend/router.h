@@ -61,6 +61,12 @@ void hwoff_router_fini(struct hwoff_router *r);
 bool hwoff_route_failed(struct hwoff_router *r, struct hwoff_path *path,
 			enum hwoff_fallback_reason why, bool can_redo, const char *message);
 
+/*
+ * The table's path for a request cannot carry it (HWOFF_FALLBACK_UNSUPPORTED says which
+ * requests): counted on that path, and software serves it, whatever the fallback setting.
+ */
+struct hwoff_path *hwoff_route_unsupported(struct hwoff_router *r, struct hwoff_path *path);
+
 /* OpenSSL's default provider, the path every fallback takes. */
 static inline struct hwoff_path *hwoff_router_software(const struct hwoff_router *r)
 {

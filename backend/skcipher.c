@@ -7,7 +7,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/socket.h>
 #include <unistd.h>
 
@@ -97,10 +96,7 @@ void hwoff_skcipher_free(struct hwoff_skcipher *c)
 	if (!c)
 		return;
 	hwoff_afalg_close(&c->s);
-	if (c->landing) {
-		explicit_bzero(c->landing, c->landing_used);
-		munmap(c->landing, c->landing_len);
-	}
+	hwoff_afalg_unmap_landing(c->landing, c->landing_len, c->landing_used);
 	explicit_bzero(c, sizeof(*c));
 	free(c);
 }
@@ -125,44 +121,9 @@ static int own_sockets(struct hwoff_skcipher *c)
 static ssize_t send_request(struct hwoff_skcipher *c, bool encrypt, const unsigned char *in,
 			    size_t len)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(__u32)) +
-			 CMSG_SPACE(sizeof(struct af_alg_iv) + HWOFF_IV_MAX)];
-		struct cmsghdr align;
-	} control;
 	struct iovec iov = { .iov_base = (void *)in, .iov_len = len };
-	struct msghdr msg = {
-		.msg_control = control.buf,
-		.msg_controllen = CMSG_SPACE(sizeof(__u32)),
-		.msg_iov = &iov,
-		.msg_iovlen = 1,
-	};
-	unsigned int iv_len = c->s.alg->iv_bytes;
-	struct cmsghdr *cmsg;
-	ssize_t ret;
 
-	memset(&control, 0, sizeof(control));
-	cmsg = CMSG_FIRSTHDR(&msg);
-	cmsg->cmsg_level = SOL_ALG;
-	cmsg->cmsg_type = ALG_SET_OP;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(__u32));
-	*(__u32 *)CMSG_DATA(cmsg) = encrypt ? ALG_OP_ENCRYPT : ALG_OP_DECRYPT;
-	if (iv_len && !c->iv_in_kernel) {
-		struct af_alg_iv *alg_iv;
-
-		msg.msg_controllen += CMSG_SPACE(sizeof(*alg_iv) + iv_len);
-		cmsg = CMSG_NXTHDR(&msg, cmsg);
-		cmsg->cmsg_level = SOL_ALG;
-		cmsg->cmsg_type = ALG_SET_IV;
-		cmsg->cmsg_len = CMSG_LEN(sizeof(*alg_iv) + iv_len);
-		alg_iv = (struct af_alg_iv *)CMSG_DATA(cmsg);
-		alg_iv->ivlen = iv_len;
-		memcpy(alg_iv->iv, c->iv, iv_len);
-	}
-	/* MSG_DONTWAIT: a full socket must fail, not wait for a reader that is this thread. */
-	ret = sendmsg(c->s.op_fd, &msg, MSG_DONTWAIT);
-	explicit_bzero(&control, sizeof(control));
-	return ret < 0 ? -errno : ret;
+	return hwoff_afalg_send(&c->s, encrypt, c->iv_in_kernel ? NULL : c->iv, 0, &iov, 1);
 }
 
 static int request_failed(struct hwoff_skcipher *c, int error, const char *what, size_t len)
@@ -199,24 +160,14 @@ static bool output_by_reference(void)
 static int landing_ready(struct hwoff_skcipher *c)
 {
 	void *area;
+	int ret;
 
 	if ((c->landing && c->landing_len >= c->chunk) || !output_by_reference())
 		return 0;
-	area = mmap(NULL, c->chunk, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (area == MAP_FAILED)
-		return hwoff_afalg_fail(&c->s, errno, "mmap", " (%zu bytes to receive into)",
-					c->chunk);
-	if (madvise(area, c->chunk, MADV_WIPEONFORK)) {
-		int error = errno;
-
-		munmap(area, c->chunk);
-		return hwoff_afalg_fail(&c->s, error, "madvise(MADV_WIPEONFORK)",
-					" (needs Linux 4.14)");
-	}
-	if (c->landing) {
-		explicit_bzero(c->landing, c->landing_used);
-		munmap(c->landing, c->landing_len);
-	}
+	ret = hwoff_afalg_map_landing(&c->s, c->chunk, &area);
+	if (ret)
+		return ret;
+	hwoff_afalg_unmap_landing(c->landing, c->landing_len, c->landing_used);
 	c->landing = area;
 	c->landing_len = c->chunk;
 	c->landing_used = 0;

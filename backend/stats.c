@@ -33,6 +33,11 @@ void hwoff_count_recovery(struct hwoff_counters *c, uint64_t unusable_ns)
 	atomic_fetch_add_explicit(&c->unusable_ns, unusable_ns, memory_order_relaxed);
 }
 
+void hwoff_count_tag_mismatch(struct hwoff_counters *c)
+{
+	atomic_fetch_add_explicit(&c->tag_mismatches, 1, memory_order_relaxed);
+}
+
 void hwoff_counters_read(const struct hwoff_counters *c, struct hwoff_counts *out)
 {
 	out->requests = atomic_load_explicit(&c->requests, memory_order_relaxed);
@@ -43,6 +48,7 @@ void hwoff_counters_read(const struct hwoff_counters *c, struct hwoff_counts *ou
 	out->failures = atomic_load_explicit(&c->failures, memory_order_relaxed);
 	out->recoveries = atomic_load_explicit(&c->recoveries, memory_order_relaxed);
 	out->unusable_ns = atomic_load_explicit(&c->unusable_ns, memory_order_relaxed);
+	out->tag_mismatches = atomic_load_explicit(&c->tag_mismatches, memory_order_relaxed);
 }
 
 const char *hwoff_fallback_reason_name(enum hwoff_fallback_reason reason)
@@ -54,6 +60,8 @@ const char *hwoff_fallback_reason_name(enum hwoff_fallback_reason reason)
 		return "setup-failed";
 	case HWOFF_FALLBACK_REQUEST_FAILED:
 		return "request-failed";
+	case HWOFF_FALLBACK_UNSUPPORTED:
+		return "unsupported";
 	case HWOFF_FALLBACK_REASON_COUNT:
 		break;
 	}
@@ -75,7 +83,9 @@ void hwoff_counters_format(char *buf, size_t size, const char *path_name,
 	for (int r = 0; r < HWOFF_FALLBACK_REASON_COUNT; r++)
 		hwoff_appendf(buf, size, "%s%s=%llu", r ? " " : "", hwoff_fallback_reason_name(r),
 			      (unsigned long long)n.fallbacks[r]);
-	hwoff_appendf(buf, size, ") failures=%llu recoveries=%llu unusable-ms=%llu\n",
+	hwoff_appendf(buf, size,
+		      ") failures=%llu recoveries=%llu unusable-ms=%llu tag-mismatches=%llu\n",
 		      (unsigned long long)n.failures, (unsigned long long)n.recoveries,
-		      (unsigned long long)(n.unusable_ns / 1000000));
+		      (unsigned long long)(n.unusable_ns / 1000000),
+		      (unsigned long long)n.tag_mismatches);
 }

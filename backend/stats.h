@@ -20,6 +20,13 @@ enum hwoff_fallback_reason {
 				       */
 	HWOFF_FALLBACK_SETUP_FAILED, /* the kernel context (socket, bind, key) could not be made */
 	HWOFF_FALLBACK_REQUEST_FAILED, /* the kernel failed this request; software redid it */
+	/*
+	 * a request the kernel's interface for the algorithm cannot carry, served by software
+	 * whatever the fallback setting: GCM with an IV that is not 96 bits, a tag length the
+	 * kernel refuses, a decrypt whose tag comes after its data, an empty decrypt, a message
+	 * larger than one request takes (transport.h)
+	 */
+	HWOFF_FALLBACK_UNSUPPORTED,
 	HWOFF_FALLBACK_REASON_COUNT,
 };
 
@@ -32,6 +39,8 @@ struct hwoff_counters {
 	atomic_uint_least64_t failures; /* times a failure took the path out of service */
 	atomic_uint_least64_t recoveries; /* times it served again after that */
 	atomic_uint_least64_t unusable_ns; /* out of service, summed at each recovery */
+	/* AEAD decrypts whose tag did not match: results, not errors */
+	atomic_uint_least64_t tag_mismatches;
 };
 
 /* A plain copy, for reporting. */
@@ -43,6 +52,7 @@ struct hwoff_counts {
 	uint64_t failures;
 	uint64_t recoveries;
 	uint64_t unusable_ns;
+	uint64_t tag_mismatches;
 };
 
 /* Several requests at once: a caller that tallies its own requests adds them in batches. */
@@ -51,15 +61,17 @@ void hwoff_count_error(struct hwoff_counters *c);
 void hwoff_count_fallback(struct hwoff_counters *c, enum hwoff_fallback_reason reason);
 void hwoff_count_failure(struct hwoff_counters *c);
 void hwoff_count_recovery(struct hwoff_counters *c, uint64_t unusable_ns);
+void hwoff_count_tag_mismatch(struct hwoff_counters *c);
 void hwoff_counters_read(const struct hwoff_counters *c, struct hwoff_counts *out);
 
-/* "path-unusable", "setup-failed", "request-failed". */
+/* "path-unusable", "setup-failed", "request-failed", "unsupported". */
 const char *hwoff_fallback_reason_name(enum hwoff_fallback_reason reason);
 
 /*
  * Append one line to the string in buf (see hwoff_appendf()): "NAME requests=N bytes=N
- * errors=N fallbacks=N (path-unusable=N setup-failed=N request-failed=N) failures=N
- * recoveries=N unusable-ms=N" (unusable-ms: the time out of service until the last recovery).
+ * errors=N fallbacks=N (path-unusable=N setup-failed=N request-failed=N unsupported=N)
+ * failures=N recoveries=N unusable-ms=N tag-mismatches=N" (unusable-ms: the time out of service
+ * until the last recovery).
  */
 void hwoff_counters_format(char *buf, size_t size, const char *path_name,
 			   const struct hwoff_counters *c);

@@ -1,13 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * transport.c - the AF_ALG socket layer under skcipher.c and hash.c: bind, key, accept, and
- * the words for the kernel's errors.
+ * transport.c - the AF_ALG socket layer under skcipher.c, hash.c and aead.c: bind, key,
+ * accept, the landing area, and the words for the kernel's errors.
  */
-#define _GNU_SOURCE /* accept4 */
+#define _GNU_SOURCE /* accept4, explicit_bzero */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -20,20 +21,12 @@
 
 #define OPTMEM_MAX "/proc/sys/net/core/optmem_max"
 
-/* The inode of fd's socket (0, which no socket has, if fstat fails). */
+/* The inode of the socket fd is open on; 0, which no socket has, if it is not one. */
 static ino_t inode_of(int fd)
 {
 	struct stat st;
 
-	return fstat(fd, &st) ? 0 : st.st_ino;
-}
-
-/* Whether fd is still open on the socket whose inode was ino. */
-static bool still_is(int fd, ino_t ino)
-{
-	struct stat st;
-
-	return fd >= 0 && !fstat(fd, &st) && S_ISSOCK(st.st_mode) && st.st_ino == ino;
+	return fd < 0 || fstat(fd, &st) || !S_ISSOCK(st.st_mode) ? 0 : st.st_ino;
 }
 
 int hwoff_afalg_fail(struct hwoff_afalg *s, int error, const char *what, const char *fmt, ...)
@@ -54,7 +47,7 @@ int hwoff_afalg_fail(struct hwoff_afalg *s, int error, const char *what, const c
 int hwoff_afalg_bind(struct hwoff_afalg *s, const struct hwoff_alg *alg, const char *driver,
 		     const unsigned char *key, size_t key_len)
 {
-	const char *type = hwoff_alg_is_digest(alg) ? "hash" : "skcipher";
+	const char *type = hwoff_alg_kernel_type(alg);
 	struct sockaddr_alg sa = { .salg_family = AF_ALG };
 	int error;
 
@@ -70,8 +63,7 @@ int hwoff_afalg_bind(struct hwoff_afalg *s, const struct hwoff_alg *alg, const c
 	strcpy((char *)sa.salg_name, driver);
 
 	s->tfm_fd = socket(AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-	if (s->tfm_fd >= 0)
-		s->tfm_ino = inode_of(s->tfm_fd);
+	s->tfm_ino = inode_of(s->tfm_fd);
 	if (s->tfm_fd < 0 || bind(s->tfm_fd, (struct sockaddr *)&sa, sizeof(sa))) {
 		error = errno;
 		/* probe.c words it: the driver, the errno, the 7.2 change, af_alg_restrict */
@@ -125,13 +117,63 @@ int hwoff_afalg_accept(struct hwoff_afalg *s, int from)
 	return 0;
 }
 
+ssize_t hwoff_afalg_send(struct hwoff_afalg *s, bool encrypt, const unsigned char *iv,
+			 size_t assoclen, const struct iovec *iov, int iovcnt)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(__u32)) * 2 +
+			 CMSG_SPACE(sizeof(struct af_alg_iv) + HWOFF_IV_MAX)];
+		struct cmsghdr align;
+	} control;
+	struct msghdr msg = {
+		.msg_control = control.buf,
+		.msg_controllen = CMSG_SPACE(sizeof(__u32)),
+		.msg_iov = (struct iovec *)iov,
+		.msg_iovlen = (size_t)iovcnt,
+	};
+	unsigned int iv_len = s->alg->iv_bytes;
+	struct cmsghdr *cmsg;
+	ssize_t ret;
+
+	memset(&control, 0, sizeof(control));
+	cmsg = CMSG_FIRSTHDR(&msg);
+	cmsg->cmsg_level = SOL_ALG;
+	cmsg->cmsg_type = ALG_SET_OP;
+	cmsg->cmsg_len = CMSG_LEN(sizeof(__u32));
+	*(__u32 *)CMSG_DATA(cmsg) = encrypt ? ALG_OP_ENCRYPT : ALG_OP_DECRYPT;
+	if (iv && iv_len) {
+		struct af_alg_iv *alg_iv;
+
+		msg.msg_controllen += CMSG_SPACE(sizeof(*alg_iv) + iv_len);
+		cmsg = CMSG_NXTHDR(&msg, cmsg);
+		cmsg->cmsg_level = SOL_ALG;
+		cmsg->cmsg_type = ALG_SET_IV;
+		cmsg->cmsg_len = CMSG_LEN(sizeof(*alg_iv) + iv_len);
+		alg_iv = (struct af_alg_iv *)CMSG_DATA(cmsg);
+		alg_iv->ivlen = iv_len;
+		memcpy(alg_iv->iv, iv, iv_len);
+	}
+	if (hwoff_alg_is_aead(s->alg)) {
+		msg.msg_controllen += CMSG_SPACE(sizeof(__u32));
+		cmsg = CMSG_NXTHDR(&msg, cmsg);
+		cmsg->cmsg_level = SOL_ALG;
+		cmsg->cmsg_type = ALG_SET_AEAD_ASSOCLEN;
+		cmsg->cmsg_len = CMSG_LEN(sizeof(__u32));
+		*(__u32 *)CMSG_DATA(cmsg) = (__u32)assoclen;
+	}
+	ret = sendmsg(s->op_fd, &msg, MSG_DONTWAIT);
+	explicit_bzero(&control, sizeof(control));
+	return ret < 0 ? -errno : ret;
+}
+
 bool hwoff_afalg_adopt(struct hwoff_afalg *s)
 {
 	if (!hwoff_afalg_forked(s))
 		return false;
-	if (!still_is(s->tfm_fd, s->tfm_ino))
+	/* still open on the socket s opened there? */
+	if (inode_of(s->tfm_fd) != s->tfm_ino)
 		s->tfm_fd = -1;
-	if (!still_is(s->op_fd, s->op_ino))
+	if (inode_of(s->op_fd) != s->op_ino)
 		s->op_fd = -1;
 	s->pid = getpid();
 	return true;
@@ -152,4 +194,31 @@ void hwoff_afalg_close(struct hwoff_afalg *s)
 bool hwoff_afalg_forked(const struct hwoff_afalg *s)
 {
 	return s->pid != getpid();
+}
+
+int hwoff_afalg_map_landing(struct hwoff_afalg *s, size_t len, void **area)
+{
+	int error;
+
+	*area = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (*area == MAP_FAILED) {
+		*area = NULL;
+		return hwoff_afalg_fail(s, errno, "mmap", " (%zu bytes to receive into)", len);
+	}
+	if (madvise(*area, len, MADV_WIPEONFORK)) {
+		error = errno;
+		munmap(*area, len);
+		*area = NULL;
+		return hwoff_afalg_fail(s, error, "madvise(MADV_WIPEONFORK)",
+					" (needs Linux 4.14)");
+	}
+	return 0;
+}
+
+void hwoff_afalg_unmap_landing(void *area, size_t len, size_t used)
+{
+	if (!area)
+		return;
+	explicit_bzero(area, used);
+	munmap(area, len);
 }

@@ -36,6 +36,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <sys/types.h>
+#include <sys/uio.h>
 
 #include "backend/algs.h"
 #include "backend/discover.h"
@@ -127,7 +128,46 @@ const char *hwoff_hash_error(const struct hwoff_hash *h);
  */
 bool hwoff_hash_orphaned(const struct hwoff_hash *h);
 
-/* ---- the socket layer shared by skcipher.c and hash.c; not for the provider ------------------ */
+/* ---- AEAD: GCM ---------------------------------------------------------------------------------
+ */
+
+struct hwoff_aead;
+
+/*
+ * The largest message (AAD and data) one request takes: it must fit the socket's send buffer,
+ * which algif_aead needs whole before it runs the request (net.core.wmem_default is 208 KiB).
+ * Larger messages are software's.
+ */
+#define HWOFF_AEAD_MESSAGE_MAX (64u << 10)
+
+/* A context for alg (a GCM row of algs.h) on driver, keyed. Returns 0, or -errno with err. */
+int hwoff_aead_new(struct hwoff_aead **out, const struct hwoff_alg *alg, const char *driver,
+		   const unsigned char *key, size_t key_len, char *err, size_t err_len);
+/* Close the sockets and wipe the key and what the kernel wrote. NULL is fine. */
+void hwoff_aead_free(struct hwoff_aead *a);
+
+/* Whether the kernel's gcm(aes) takes a tag of tag_len bytes (crypto_gcm_check_authsize()). */
+bool hwoff_aead_tag_len_valid(size_t tag_len);
+
+/*
+ * One whole message, one request: aad_len bytes of AAD and len bytes of data from in to out
+ * (the same buffer or not overlapping; aad_len + len at most HWOFF_AEAD_MESSAGE_MAX), with the
+ * IV (alg->iv_bytes). Encrypting writes tag_len bytes of tag to tag; decrypting checks tag.
+ * The kernel writes into an area of the context's, copied to out only when the request
+ * succeeded, so a failed or refused decrypt leaves out as it was (never plaintext).
+ *
+ * Returns 0; -EBADMSG when the tag does not match (a result, not a failure: the context stays
+ * as it is, and hwoff_aead_error() says nothing); -EOPNOTSUPP for a message AF_ALG cannot
+ * carry (a decrypt of no AAD and no data: AF_ALG runs no request for an empty output, so the
+ * tag would go unchecked); else -errno with the reason in hwoff_aead_error().
+ */
+int hwoff_aead_crypt(struct hwoff_aead *a, bool encrypt, const unsigned char *iv,
+		     const unsigned char *aad, size_t aad_len, const unsigned char *in,
+		     unsigned char *out, size_t len, unsigned char *tag, size_t tag_len);
+const char *hwoff_aead_error(const struct hwoff_aead *a);
+
+/* ---- the socket layer shared by skcipher.c, hash.c and aead.c; not for the provider -----------
+ */
 
 struct hwoff_afalg {
 	const struct hwoff_alg *alg;
@@ -158,11 +198,27 @@ int hwoff_afalg_accept(struct hwoff_afalg *s, int from);
  * process's. Every function here that closes does this first.
  */
 bool hwoff_afalg_adopt(struct hwoff_afalg *s);
+/*
+ * One sendmsg() on the operation socket, MSG_DONTWAIT (a full socket must fail, not wait for a
+ * reader that is this very thread): ALG_SET_OP; ALG_SET_IV with alg->iv_bytes of iv unless iv
+ * is NULL; ALG_SET_AEAD_ASSOCLEN for an AEAD. Returns the bytes taken, or -errno.
+ */
+ssize_t hwoff_afalg_send(struct hwoff_afalg *s, bool encrypt, const unsigned char *iv,
+			 size_t assoclen, const struct iovec *iov, int iovcnt);
 /* Close every descriptor s has. */
 void hwoff_afalg_close(struct hwoff_afalg *s);
 /* After a failure: drop the operation socket, whose state is unknown now. */
 void hwoff_afalg_drop_op(struct hwoff_afalg *s);
 /* Whether s's sockets are another process's: a fork happened since they were made. */
 bool hwoff_afalg_forked(const struct hwoff_afalg *s);
+
+/*
+ * Where the kernel writes a request's output when the caller's pages will not do: len bytes
+ * that a fork() never shares (MADV_WIPEONFORK), so a fork while a request runs cannot make the
+ * kernel write a page the caller no longer has (skcipher.c says when). Returns 0, or -errno
+ * with s->error set. Unmap with hwoff_afalg_unmap_landing(), which wipes the first used bytes.
+ */
+int hwoff_afalg_map_landing(struct hwoff_afalg *s, size_t len, void **area);
+void hwoff_afalg_unmap_landing(void *area, size_t len, size_t used);
 
 #endif

@@ -5,7 +5,8 @@
  * Software is OpenSSL's default provider in this process (EVP), kernel paths go through the
  * backend's transport (backend/transport.h), the very code the provider sends requests by. One
  * request is one EVP_CipherUpdate or one hwoff_skcipher_crypt() of the size, for a digest a whole
- * message (init, update, final): what a one-shot digest of that size costs.
+ * message (init, update, final): what a one-shot digest of that size costs; for GCM a whole
+ * message of that much data after a TLS record's 13 bytes of AAD, with its tag (a TLS record).
  *
  * A sample is a run of back-to-back requests long enough for the clocks (wall: CLOCK_MONOTONIC;
  * CPU: getrusage(RUSAGE_SELF), user + system). At each size every path first warms up (which
@@ -53,6 +54,11 @@ struct runner {
 	EVP_MD_CTX *md_ctx;
 	struct hwoff_skcipher *sk;
 	struct hwoff_hash *hash;
+	struct hwoff_aead *aead;
+	/* GCM decryption: in encrypted, with its tag, for requests of gcm_len bytes of that in */
+	unsigned char *gcm_in, gcm_tag[HWOFF_GCM_TAG_MAX];
+	const unsigned char *gcm_from;
+	size_t gcm_len;
 };
 
 /* What one subject's measurement needs. */
@@ -67,6 +73,9 @@ struct measure {
 };
 
 static const unsigned char key[32] = "hwoffload calibration key 0123!";
+/* A GCM message's IV, and a TLS 1.2 record's 13 bytes of AAD: a size is the record's data. */
+static const unsigned char gcm_iv[12] = "hwoffload iv";
+static const unsigned char gcm_aad[13] = "TLS record 13";
 
 static void runner_close(struct runner *r)
 {
@@ -76,6 +85,8 @@ static void runner_close(struct runner *r)
 	EVP_MD_free(r->md);
 	hwoff_skcipher_free(r->sk);
 	hwoff_hash_free(r->hash);
+	hwoff_aead_free(r->aead);
+	free(r->gcm_in);
 	memset(r, 0, sizeof(*r));
 }
 
@@ -90,6 +101,9 @@ static int runner_open(struct runner *r, const struct cal_subject *s, const stru
 	if (!path->software) {
 		int ret = hwoff_alg_is_digest(alg)
 				  ? hwoff_hash_new(&r->hash, alg, path->name, err, err_len)
+			  : hwoff_alg_is_aead(alg)
+				  ? hwoff_aead_new(&r->aead, alg, path->name, key, alg->key_bytes,
+						   err, err_len)
 				  : hwoff_skcipher_new(&r->sk, alg, path->name, key, alg->key_bytes,
 						       err, err_len);
 		return ret ? -1 : 0;
@@ -113,6 +127,78 @@ static int runner_open(struct runner *r, const struct cal_subject *s, const stru
 	return -1;
 }
 
+/*
+ * One GCM message of len bytes of data: in software, init (the IV), AAD, data, final and the
+ * tag, as a TLS record takes. The output is the data and, encrypting, the tag after it.
+ */
+static bool gcm_software(struct runner *r, bool encrypt, const unsigned char *in,
+			 unsigned char *out, size_t len, unsigned char *tag)
+{
+	EVP_CIPHER_CTX *ctx = r->cipher_ctx;
+	int outl;
+
+	return EVP_CipherInit_ex2(ctx, NULL, NULL, gcm_iv, encrypt, NULL) == 1 &&
+	       (encrypt ||
+		EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, HWOFF_GCM_TAG_MAX, tag)) &&
+	       EVP_CipherUpdate(ctx, NULL, &outl, gcm_aad, sizeof(gcm_aad)) == 1 &&
+	       EVP_CipherUpdate(ctx, out, &outl, in, (int)len) == 1 &&
+	       EVP_CipherFinal_ex(ctx, out + len, &outl) == 1 &&
+	       (!encrypt ||
+		EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, HWOFF_GCM_TAG_MAX, tag));
+}
+
+/*
+ * A GCM decryption needs a ciphertext with its tag: in encrypted by software, once per size.
+ * Returns what to decrypt.
+ */
+static const unsigned char *gcm_ciphertext(struct runner *r, const unsigned char *in, size_t len)
+{
+	struct runner sw = { 0 };
+	bool ok;
+
+	if (r->gcm_in && r->gcm_from == in && r->gcm_len == len)
+		return r->gcm_in;
+	free(r->gcm_in);
+	r->gcm_in = malloc(len + HWOFF_GCM_TAG_MAX);
+	sw.cipher = EVP_CIPHER_fetch(NULL, r->alg->name, "provider=default");
+	sw.cipher_ctx = EVP_CIPHER_CTX_new();
+	ok = r->gcm_in && sw.cipher && sw.cipher_ctx &&
+	     EVP_CipherInit_ex2(sw.cipher_ctx, sw.cipher, key, NULL, 1, NULL) == 1 &&
+	     gcm_software(&sw, true, in, r->gcm_in, len, r->gcm_tag);
+	runner_close(&sw);
+	r->gcm_from = ok ? in : NULL;
+	r->gcm_len = len;
+	return ok ? r->gcm_in : NULL;
+}
+
+/* One GCM message; returns 0 or -1 with err. */
+static int gcm_request(struct runner *r, const unsigned char *in, unsigned char *out, size_t len,
+		       char *err, size_t err_len)
+{
+	unsigned char *tag = r->encrypt ? out + len : r->gcm_tag;
+	int ret;
+
+	if (!r->encrypt && !(in = gcm_ciphertext(r, in, len))) {
+		snprintf(err, err_len, "no %s ciphertext of %zu bytes to decrypt", r->alg->name,
+			 len);
+		return -1;
+	}
+	if (!r->aead) {
+		if (gcm_software(r, r->encrypt, in, out, len, tag))
+			return 0;
+		snprintf(err, err_len, "OpenSSL's default provider failed a %zu-byte %s message",
+			 len, r->alg->name);
+		return -1;
+	}
+	ret = hwoff_aead_crypt(r->aead, r->encrypt, gcm_iv, gcm_aad, sizeof(gcm_aad), in, out, len,
+			       tag, HWOFF_GCM_TAG_MAX);
+	if (ret)
+		snprintf(err, err_len, "%s",
+			 ret == -EBADMSG ? "the tag of OpenSSL's ciphertext did not match"
+					 : hwoff_aead_error(r->aead));
+	return ret ? -1 : 0;
+}
+
 /* One request of len bytes from in to out (a digest into out). Returns 0 or -1 with err. */
 static int runner_request(struct runner *r, const unsigned char *in, unsigned char *out, size_t len,
 			  char *err, size_t err_len)
@@ -120,6 +206,8 @@ static int runner_request(struct runner *r, const unsigned char *in, unsigned ch
 	unsigned int md_len;
 	int outl, ret;
 
+	if (hwoff_alg_is_aead(r->alg))
+		return gcm_request(r, in, out, len, err, err_len);
 	if (r->sk) {
 		ret = hwoff_skcipher_crypt(r->sk, r->encrypt, in, out, len);
 		if (ret)
@@ -169,7 +257,11 @@ static int check_path(const struct cal_subject *s, const struct cal_path *path,
 		goto out;
 	ret = runner_request(&kernel, in, got, size, err, err_len);
 	runner_close(&kernel);
-	if (!ret && memcmp(got, want, hwoff_alg_is_digest(s->alg) ? s->alg->digest_bytes : size)) {
+	if (!ret && memcmp(got, want,
+			   hwoff_alg_is_digest(s->alg) ? s->alg->digest_bytes
+			   : hwoff_alg_is_aead(s->alg) && s->direction == HWOFF_ENCRYPT
+				   ? size + HWOFF_GCM_TAG_MAX
+				   : size)) {
 		snprintf(err, err_len, "its %zu-byte %s differs from OpenSSL's", size,
 			 hwoff_direction_name(s->direction));
 		ret = -1;
@@ -258,6 +350,8 @@ static size_t kernel_request_max(const struct runner *r)
 {
 	if (r->sk)
 		return hwoff_skcipher_chunk_bytes(r->sk);
+	if (r->aead)
+		return HWOFF_AEAD_MESSAGE_MAX - sizeof(gcm_aad);
 	return r->hash ? 16 * (size_t)sysconf(_SC_PAGESIZE) : SIZE_MAX;
 }
 
@@ -601,7 +695,7 @@ int cal_measure(struct cal_run *run, const struct cal_config *cfg, char *err, si
 	}
 	m.buf_len = cfg->grid[cfg->grid_count - 1];
 	m.in = malloc(m.buf_len);
-	m.out = malloc(m.buf_len);
+	m.out = malloc(m.buf_len + HWOFF_GCM_TAG_MAX); /* GCM writes its tag after the data */
 	if (!m.in || !m.out || make_subjects(run, cfg) || RAND_bytes(m.in, (int)m.buf_len) != 1) {
 		snprintf(err, err_len, "out of memory");
 		goto out;

@@ -304,6 +304,8 @@ static unsigned int openssl_mode(const struct hwoff_alg *alg)
 		return EVP_CIPH_CBC_MODE;
 	case HWOFF_MODE_CTR:
 		return EVP_CIPH_CTR_MODE;
+	case HWOFF_MODE_GCM:
+		return EVP_CIPH_GCM_MODE;
 	default:
 		return 0;
 	}
@@ -324,8 +326,8 @@ int hwprov_cipher_get_params(const struct hwoff_alg *alg, OSSL_PARAM params[])
 	       hwprov_param_set_size(params, OSSL_CIPHER_PARAM_KEYLEN, alg->key_bytes) &&
 	       hwprov_param_set_size(params, OSSL_CIPHER_PARAM_IVLEN, alg->iv_bytes) &&
 	       hwprov_param_set_size(params, OSSL_CIPHER_PARAM_BLOCK_SIZE, alg->block_bytes) &&
-	       hwprov_param_set_int(params, OSSL_CIPHER_PARAM_AEAD, 0) &&
-	       hwprov_param_set_int(params, OSSL_CIPHER_PARAM_CUSTOM_IV, 0) &&
+	       hwprov_param_set_int(params, OSSL_CIPHER_PARAM_AEAD, hwoff_alg_is_aead(alg)) &&
+	       hwprov_param_set_int(params, OSSL_CIPHER_PARAM_CUSTOM_IV, hwoff_alg_is_aead(alg)) &&
 	       hwprov_param_set_int(params, OSSL_CIPHER_PARAM_CTS, 0) &&
 	       hwprov_param_set_int(params, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, 0) &&
 	       hwprov_param_set_int(params, OSSL_CIPHER_PARAM_HAS_RAND_KEY, 0);
@@ -344,7 +346,7 @@ static const OSSL_PARAM cipher_gettable[] = {
 	OSSL_PARAM_END,
 };
 
-static const OSSL_PARAM *cipher_gettable_params(void *provctx)
+const OSSL_PARAM *hwprov_cipher_gettable_params(void *provctx)
 {
 	return cipher_gettable;
 }
@@ -473,7 +475,7 @@ const OSSL_DISPATCH hwprov_cipher_functions[] = {
 	{ OSSL_FUNC_CIPHER_UPDATE, HWPROV_FN(cipher_update) },
 	{ OSSL_FUNC_CIPHER_FINAL, HWPROV_FN(cipher_final) },
 	{ OSSL_FUNC_CIPHER_CIPHER, HWPROV_FN(cipher_cipher) },
-	{ OSSL_FUNC_CIPHER_GETTABLE_PARAMS, HWPROV_FN(cipher_gettable_params) },
+	{ OSSL_FUNC_CIPHER_GETTABLE_PARAMS, HWPROV_FN(hwprov_cipher_gettable_params) },
 	{ OSSL_FUNC_CIPHER_GET_CTX_PARAMS, HWPROV_FN(cipher_get_ctx_params) },
 	{ OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS, HWPROV_FN(cipher_gettable_ctx_params) },
 	{ OSSL_FUNC_CIPHER_SET_CTX_PARAMS, HWPROV_FN(cipher_set_ctx_params) },

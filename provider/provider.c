@@ -108,6 +108,8 @@ static void *alg_newctx(void *provctx, size_t row)
 
 	if (hwoff_alg_is_digest(alg))
 		return hwprov_digest_newctx(provctx, alg);
+	if (hwoff_alg_is_aead(alg))
+		return hwprov_gcm_newctx(provctx, alg);
 	return hwprov_cipher_newctx(provctx, alg);
 }
 
@@ -142,13 +144,14 @@ static const struct row_entry_points row_entry_points[HWOFF_ALG_COUNT] = { HWOFF
 
 /*
  * The row's dispatch: its newctx and get_params, then its kind's shared functions, which fit
- * (HWPROV_SHARED_FUNCTIONS_FIT() in cipher.c and digest.c).
+ * (HWPROV_SHARED_FUNCTIONS_FIT() in cipher.c, cipher_gcm.c and digest.c).
  */
 static void build_dispatch(OSSL_DISPATCH out[HWPROV_ROW_DISPATCH_MAX], size_t row)
 {
-	const OSSL_DISPATCH *shared = hwoff_alg_is_digest(&hwoff_algs[row])
-					      ? hwprov_digest_functions
-					      : hwprov_cipher_functions;
+	const OSSL_DISPATCH *shared =
+		hwoff_alg_is_digest(&hwoff_algs[row]) ? hwprov_digest_functions
+		: hwoff_alg_is_aead(&hwoff_algs[row]) ? hwprov_gcm_functions
+						      : hwprov_cipher_functions;
 	int newctx_id = hwoff_alg_is_digest(&hwoff_algs[row]) ? OSSL_FUNC_DIGEST_NEWCTX
 							      : OSSL_FUNC_CIPHER_NEWCTX;
 	int get_params_id = hwoff_alg_is_digest(&hwoff_algs[row]) ? OSSL_FUNC_DIGEST_GET_PARAMS

@@ -86,6 +86,9 @@ struct hwprov_software {
 			OSSL_FUNC_cipher_final_fn *final;
 			OSSL_FUNC_cipher_get_ctx_params_fn *get_ctx_params;
 			OSSL_FUNC_cipher_set_ctx_params_fn *set_ctx_params;
+			/* GCM answers with the default provider's lists (cipher_gcm.c) */
+			OSSL_FUNC_cipher_gettable_ctx_params_fn *gettable_ctx_params;
+			OSSL_FUNC_cipher_settable_ctx_params_fn *settable_ctx_params;
 		} cipher;
 		struct {
 			OSSL_FUNC_digest_newctx_fn *newctx;
@@ -208,8 +211,7 @@ static inline struct hwoff_path *hwprov_route(struct hwprov *prov, const struct 
 					      struct hwoff_route_cache *cache)
 {
 	struct hwoff_path *refused = NULL;
-	struct hwoff_path *path =
-		hwoff_route(&prov->router, alg, direction, size, cache, &refused);
+	struct hwoff_path *path = hwoff_route(&prov->router, alg, direction, size, cache, &refused);
 
 	return path ? path : hwprov_route_refused(prov, refused);
 }
@@ -230,13 +232,17 @@ const char *hwprov_run_mode_name(enum hwprov_run_mode mode);
 
 /* The operations: functions shared by every row of their kind, and per row. */
 extern const OSSL_DISPATCH hwprov_cipher_functions[];
+extern const OSSL_DISPATCH hwprov_gcm_functions[];
 extern const OSSL_DISPATCH hwprov_digest_functions[];
 void *hwprov_cipher_newctx(struct hwprov *prov, const struct hwoff_alg *alg);
+void *hwprov_gcm_newctx(struct hwprov *prov, const struct hwoff_alg *alg);
 void *hwprov_digest_newctx(struct hwprov *prov, const struct hwoff_alg *alg);
 void hwprov_digest_free_spares(struct hwprov *prov);
 /* The spare contexts' counts into the paths' counters, before the statistics are read. */
 void hwprov_digest_flush_spares(struct hwprov *prov);
 int hwprov_cipher_get_params(const struct hwoff_alg *alg, OSSL_PARAM params[]);
+/* The keys hwprov_cipher_get_params() answers, for every cipher row (GCM's too). */
+const OSSL_PARAM *hwprov_cipher_gettable_params(void *provctx);
 int hwprov_digest_get_params(const struct hwoff_alg *alg, OSSL_PARAM params[]);
 
 #endif

@@ -48,6 +48,12 @@ static void take_software_cipher_functions(struct hwprov_software *sw, const OSS
 		case OSSL_FUNC_CIPHER_SET_CTX_PARAMS:
 			sw->cipher.set_ctx_params = OSSL_FUNC_cipher_set_ctx_params(fn);
 			break;
+		case OSSL_FUNC_CIPHER_GETTABLE_CTX_PARAMS:
+			sw->cipher.gettable_ctx_params = OSSL_FUNC_cipher_gettable_ctx_params(fn);
+			break;
+		case OSSL_FUNC_CIPHER_SETTABLE_CTX_PARAMS:
+			sw->cipher.settable_ctx_params = OSSL_FUNC_cipher_settable_ctx_params(fn);
+			break;
 		case OSSL_FUNC_CIPHER_FREECTX:
 			sw->cipher.freectx = OSSL_FUNC_cipher_freectx(fn);
 			break;
@@ -145,7 +151,8 @@ static int find_software(struct hwprov *prov, const struct hwoff_alg *alg)
 	return sw->cipher.newctx && sw->cipher.freectx && sw->cipher.dupctx &&
 	       sw->cipher.encrypt_init && sw->cipher.decrypt_init && sw->cipher.cipher &&
 	       sw->cipher.update && sw->cipher.final && sw->cipher.get_ctx_params &&
-	       sw->cipher.set_ctx_params;
+	       sw->cipher.set_ctx_params && sw->cipher.gettable_ctx_params &&
+	       sw->cipher.settable_ctx_params;
 }
 
 const struct hwprov_software *hwprov_software_of(struct hwprov *prov, const struct hwoff_alg *alg)

@@ -3,7 +3,8 @@
  * The backend's AF_ALG transport (backend/transport.h) against OpenSSL's default provider, in the
  * guest: the kernel's generic drivers always, and the bundled engine's drivers when /proc/crypto
  * has them (the run says which). Random sizes and splits, IV hand-over to and
- * from software, hash clones mid-stream, threads with a context each, fork, error messages.
+ * from software, hash clones mid-stream, GCM messages and their tags, threads with a context
+ * each, fork, error messages.
  */
 #include <check.h>
 #include <errno.h>
@@ -35,8 +36,8 @@ struct alg_case {
 	bool engine; /* the bundled engine's driver */
 };
 
-static struct alg_case ciphers[CASES_MAX], digests[CASES_MAX];
-static int cipher_count, digest_count;
+static struct alg_case ciphers[CASES_MAX], digests[CASES_MAX], aeads[CASES_MAX];
+static int cipher_count, digest_count, aead_count;
 
 /* ---- OpenSSL's answers ----------------------------------------------------------------------- */
 
@@ -419,6 +420,141 @@ struct thread_job {
 };
 
 /* Check's asserts belong to the test's own thread: threads report in words. */
+/* ---- AEAD: GCM ----------------------------------------------------------------------------------
+ */
+
+/* OpenSSL's GCM of one message: out and tag (tag_len bytes). */
+static void openssl_gcm(const struct hwoff_alg *alg, const unsigned char *key,
+			const unsigned char *iv, const unsigned char *aad, size_t aad_len,
+			const unsigned char *in, size_t len, unsigned char *out, unsigned char *tag,
+			size_t tag_len)
+{
+	EVP_CIPHER *cipher = EVP_CIPHER_fetch(NULL, alg->name, "provider=default");
+	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+	int outl;
+
+	ck_assert(cipher && ctx);
+	ck_assert(EVP_EncryptInit_ex2(ctx, cipher, key, iv, NULL));
+	ck_assert(EVP_EncryptUpdate(ctx, NULL, &outl, aad, (int)aad_len));
+	ck_assert(EVP_EncryptUpdate(ctx, out, &outl, in, (int)len));
+	ck_assert(EVP_EncryptFinal_ex(ctx, out + outl, &outl));
+	ck_assert(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, (int)tag_len, tag));
+	EVP_CIPHER_CTX_free(ctx);
+	EVP_CIPHER_free(cipher);
+}
+
+/* AAD bytes, data bytes: empty, AAD only, the FIFO's edge, TLS records, the largest message. */
+static const size_t aead_shapes[][2] = {
+	{ 0, 0 },
+	{ 13, 0 },
+	{ 0, 1 },
+	{ 13, 16 },
+	{ 5, 4091 },
+	{ 0, 4096 },
+	{ 13, 16384 },
+	{ 0, HWOFF_AEAD_MESSAGE_MAX },
+	{ 100, HWOFF_AEAD_MESSAGE_MAX - 100 },
+};
+#define AEAD_SHAPES (sizeof(aead_shapes) / sizeof(aead_shapes[0]))
+
+/*
+ * _i: an AEAD case. Messages of every shape and random ones, every tag length, in place or not:
+ * encrypt equals OpenSSL's, decrypt gives the data back; a wrong tag is -EBADMSG, leaves out as
+ * it was and the context working; the refused requests say why; a forked child's messages.
+ */
+START_TEST(aead_messages)
+{
+	const struct alg_case *c = &aeads[_i];
+	static const size_t tag_lens[] = { 16, 4, 8, 12, 13, 14, 15 };
+	size_t max = HWOFF_AEAD_MESSAGE_MAX;
+	unsigned char *aad = must_malloc(max), *in = must_malloc(max), *out = must_malloc(max),
+		      *want = must_malloc(max);
+	unsigned char key[32], iv[12], tag[16], want_tag[16];
+	char err[HWOFF_TRANSPORT_ERROR_MAX];
+	int rounds = c->engine ? 16 : 40;
+	struct hwoff_aead *a;
+	struct test_rng rng;
+	pid_t child;
+	int status;
+
+	test_rng_init(&rng, 0xae00 + (uint64_t)_i);
+	test_rng_fill(&rng, key, sizeof(key));
+	test_rng_fill(&rng, aad, max);
+	test_rng_fill(&rng, in, max);
+	ck_assert_msg(
+		!hwoff_aead_new(&a, c->alg, c->driver, key, c->alg->key_bytes, err, sizeof(err)),
+		"%s", err);
+	for (int r = 0; r < (int)AEAD_SHAPES + rounds; r++) {
+		size_t aad_len =
+			r < (int)AEAD_SHAPES ? aead_shapes[r][0] : test_rng_range(&rng, 0, 64);
+		size_t len =
+			r < (int)AEAD_SHAPES ? aead_shapes[r][1] : test_rng_range(&rng, 0, 20000);
+		size_t tag_len = tag_lens[r % (sizeof(tag_lens) / sizeof(tag_lens[0]))];
+		bool in_place = r % 3 == 1;
+		unsigned char *src = in_place ? out : in;
+		int ret;
+
+		test_rng_fill(&rng, iv, sizeof(iv));
+		openssl_gcm(c->alg, key, iv, aad, aad_len, in, len, want, want_tag, tag_len);
+		memcpy(out, in, len);
+		ret = hwoff_aead_crypt(a, true, iv, aad, aad_len, src, out, len, tag, tag_len);
+		ck_assert_msg(!ret, "%s: encrypt %zu/%zu: %d %s", c->driver, aad_len, len, ret,
+			      hwoff_aead_error(a));
+		ck_assert_bytes_eq("ciphertext", out, want, len);
+		ck_assert_bytes_eq("tag", tag, want_tag, tag_len);
+		if (!aad_len && !len) {
+			ck_assert_int_eq(hwoff_aead_crypt(a, false, iv, aad, 0, want, out, 0,
+							  want_tag, tag_len),
+					 -EOPNOTSUPP);
+			ck_assert_msg(strstr(hwoff_aead_error(a), "empty message"), "%s",
+				      hwoff_aead_error(a));
+			continue;
+		}
+		memcpy(out, want, len);
+		ret = hwoff_aead_crypt(a, false, iv, aad, aad_len, in_place ? out : want, out, len,
+				       want_tag, tag_len);
+		ck_assert_msg(!ret, "%s: decrypt %zu/%zu: %d %s", c->driver, aad_len, len, ret,
+			      hwoff_aead_error(a));
+		ck_assert_bytes_eq("plaintext", out, in, len);
+		/* A wrong tag: a result; out keeps what it had (the ciphertext, here). */
+		want_tag[r % tag_len] ^= 0x80;
+		memcpy(out, want, len);
+		ck_assert_int_eq(hwoff_aead_crypt(a, false, iv, aad, aad_len, in_place ? out : want,
+						  out, len, want_tag, tag_len),
+				 -EBADMSG);
+		ck_assert_str_eq(hwoff_aead_error(a), "");
+		ck_assert_bytes_eq("output after a wrong tag", out, want, len);
+	}
+	/* Refused before the kernel, saying why; the context goes on. */
+	ck_assert_int_eq(hwoff_aead_crypt(a, true, iv, aad, 1, in, out, max, tag, 16), -EMSGSIZE);
+	ck_assert_msg(strstr(hwoff_aead_error(a), "more than one request takes"), "%s",
+		      hwoff_aead_error(a));
+	ck_assert_int_eq(hwoff_aead_crypt(a, true, iv, aad, 0, in, out, 16, tag, 5), -EINVAL);
+	ck_assert_msg(strstr(hwoff_aead_error(a), "takes 4, 8 or 12 to 16"), "%s",
+		      hwoff_aead_error(a));
+	/* A child's messages on the parent's context; then the parent's own. */
+	openssl_gcm(c->alg, key, iv, aad, 13, in, 1000, want, want_tag, 16);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (!child) {
+		bool ok = !hwoff_aead_crypt(a, true, iv, aad, 13, in, out, 1000, tag, 16) &&
+			  !memcmp(out, want, 1000) && !memcmp(tag, want_tag, 16);
+
+		hwoff_aead_free(a);
+		_exit(ok ? 0 : 1);
+	}
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert_msg(WIFEXITED(status) && !WEXITSTATUS(status), "the child's message was wrong");
+	ck_assert_int_eq(hwoff_aead_crypt(a, true, iv, aad, 13, in, out, 1000, tag, 16), 0);
+	ck_assert_bytes_eq("after the fork", out, want, 1000);
+	hwoff_aead_free(a);
+	free(aad);
+	free(in);
+	free(out);
+	free(want);
+}
+END_TEST
+
 static void *thread_rounds(void *arg)
 {
 	struct thread_job *job = arg;
@@ -643,6 +779,8 @@ static void find_cases(void)
 	add_case(digests, &digest_count, "SHA2-224", "sha224-generic", false);
 	add_case(digests, &digest_count, "SHA2-384", "sha384-generic", false);
 	add_case(digests, &digest_count, "SHA2-512", "sha512-generic", false);
+	add_case(aeads, &aead_count, "AES-128-GCM", "gcm_base(ctr(aes-generic),ghash-generic)",
+		 false);
 
 	if (hwoff_discover(&d, err, sizeof(err))) {
 		printf("hwoffload driver: cannot tell, /proc/crypto unreadable: %s\n", err);
@@ -665,6 +803,8 @@ static void find_cases(void)
 				continue;
 			if (hwoff_alg_is_digest(alg))
 				add_case(digests, &digest_count, alg->name, impl->driver, true);
+			else if (hwoff_alg_is_aead(alg))
+				add_case(aeads, &aead_count, alg->name, impl->driver, true);
 			else
 				add_case(ciphers, &cipher_count, alg->name, impl->driver, true);
 		}
@@ -702,6 +842,7 @@ int main(void)
 	tcase_add_loop_test(tc, cipher_ctr_partial_block, 0, cipher_count);
 	tcase_add_loop_test(tc, digest_random, 0, digest_count);
 	tcase_add_loop_test(tc, digest_clone, 0, digest_count);
+	tcase_add_loop_test(tc, aead_messages, 0, aead_count);
 	tcase_add_test(tc, threads_each_with_a_context);
 	tcase_add_test(tc, fork_continues_in_child_and_parent);
 	tcase_add_test(tc, errors_say_what_failed);

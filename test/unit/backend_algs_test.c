@@ -35,6 +35,8 @@ START_TEST(test_rows_match_openssl)
 			ck_assert_int_eq(EVP_CIPHER_get_key_length(c), alg->key_bytes);
 			ck_assert_int_eq(EVP_CIPHER_get_iv_length(c), alg->iv_bytes);
 			ck_assert_int_eq(EVP_CIPHER_get_block_size(c), alg->block_bytes);
+			ck_assert_int_eq(!!(EVP_CIPHER_get_flags(c) & EVP_CIPH_FLAG_AEAD_CIPHER),
+					 hwoff_alg_is_aead(alg));
 			ck_assert_int_eq(alg->digest_bytes, 0);
 			EVP_CIPHER_free(c);
 		}
@@ -74,13 +76,19 @@ START_TEST(test_lookup)
 	ck_assert_str_eq(hwoff_alg_by_name("aes128")->name, "AES-128-CBC");
 	ck_assert_str_eq(hwoff_alg_by_name("2.16.840.1.101.3.4.1.41")->name, "AES-256-ECB");
 	ck_assert_ptr_null(hwoff_alg_by_name("AES-128"));
-	ck_assert_ptr_null(hwoff_alg_by_name("AES-128-GCM"));
+	ck_assert_str_eq(hwoff_alg_by_name("id-aes256-GCM")->name, "AES-256-GCM");
+	ck_assert(hwoff_alg_is_aead(hwoff_alg_by_name("AES-128-GCM")));
+	ck_assert_str_eq(hwoff_alg_kernel_type(hwoff_alg_by_name("AES-128-GCM")), "aead");
+	ck_assert_str_eq(hwoff_alg_kernel_type(hwoff_alg_by_name("AES-128-CTR")), "skcipher");
+	ck_assert_str_eq(hwoff_alg_kernel_type(hwoff_alg_by_name("MD5")), "hash");
+	ck_assert_ptr_null(hwoff_alg_by_name("AES-128-CCM"));
 	ck_assert_ptr_null(hwoff_alg_by_name(""));
 	ck_assert_ptr_null(hwoff_alg_by_name("SHA2-256:SHA-256"));
-	ck_assert_uint_eq(hwoff_alg_index(hwoff_alg_by_name("MD5")), 9);
+	ck_assert_uint_eq(hwoff_alg_index(hwoff_alg_by_name("MD5")), HWOFF_ROW_md5);
 	ck_assert(hwoff_alg_kernel_name_known("ctr(aes)"));
 	ck_assert(hwoff_alg_kernel_name_known("sha384"));
-	ck_assert(!hwoff_alg_kernel_name_known("gcm(aes)"));
+	ck_assert(hwoff_alg_kernel_name_known("gcm(aes)"));
+	ck_assert(!hwoff_alg_kernel_name_known("rfc4106(gcm(aes))"));
 	ck_assert(!hwoff_alg_kernel_name_known("__cbc(aes)"));
 }
 END_TEST

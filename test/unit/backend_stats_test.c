@@ -60,10 +60,13 @@ START_TEST(test_format)
 	hwoff_count_failure(&c);
 	hwoff_count_failure(&c);
 	hwoff_count_recovery(&c, 2500000);
+	hwoff_count_fallback(&c, HWOFF_FALLBACK_UNSUPPORTED);
+	hwoff_count_tag_mismatch(&c);
+	hwoff_count_tag_mismatch(&c);
 	hwoff_counters_format(buf, sizeof(buf), "cbc-aes-omap", &c);
-	ck_assert_str_eq(buf, "cbc-aes-omap requests=2 bytes=128 errors=0 fallbacks=2 "
-			      "(path-unusable=1 setup-failed=1 request-failed=0) failures=2 "
-			      "recoveries=1 unusable-ms=2\n");
+	ck_assert_str_eq(buf, "cbc-aes-omap requests=2 bytes=128 errors=0 fallbacks=3 "
+			      "(path-unusable=1 setup-failed=1 request-failed=0 unsupported=1) "
+			      "failures=2 recoveries=1 unusable-ms=2 tag-mismatches=2\n");
 	hwoff_counters_format(tiny, sizeof(tiny), "cbc-aes-omap", &c);
 	ck_assert_str_eq(tiny, "cbc-aes-omap re"); /* cut, still a string */
 }
@@ -89,13 +92,14 @@ START_TEST(test_table_report)
 	hwoff_count_requests(&choice.path->counters, 1, 4096);
 
 	hwoff_table_format_stats(t, buf, sizeof(buf));
-	ck_assert_str_eq(buf,
-			 "software requests=1 bytes=4096 errors=0 fallbacks=0 (path-unusable=0 "
-			 "setup-failed=0 request-failed=0) failures=0 recoveries=0 unusable-ms=0\n"
-			 "cbc-aes-omap requests=1 bytes=4096 errors=0 fallbacks=1 "
-			 "(path-unusable=1 setup-failed=0 request-failed=0) failures=0 recoveries=0 "
-			 "unusable-ms=0\n"
-			 "cbc-aes-omap unusable: bind: No such file or directory\n");
+	ck_assert_str_eq(
+		buf, "software requests=1 bytes=4096 errors=0 fallbacks=0 (path-unusable=0 "
+		     "setup-failed=0 request-failed=0 unsupported=0) failures=0 recoveries=0 "
+		     "unusable-ms=0 tag-mismatches=0\n"
+		     "cbc-aes-omap requests=1 bytes=4096 errors=0 fallbacks=1 "
+		     "(path-unusable=1 setup-failed=0 request-failed=0 unsupported=0) failures=0 "
+		     "recoveries=0 unusable-ms=0 tag-mismatches=0\n"
+		     "cbc-aes-omap unusable: bind: No such file or directory\n");
 	hwoff_table_free(t);
 }
 END_TEST

@@ -123,7 +123,7 @@ START_TEST(test_bad_files)
 		{ "header-no-version", 1, "the header has no format version" },
 		{ "header-garbage", 1, "trailing garbage 'extra' after the header" },
 		{ "header-twice", 3, "a second 'hwoffload-path-table' header" },
-		{ "unknown-algorithm", 2, "unknown algorithm 'AES-128-GCM'" },
+		{ "unknown-algorithm", 2, "unknown algorithm 'AES-128-CCM'" },
 		{ "incomplete-entry", 2, "incomplete entry: expected ALGORITHM KEY-BITS" },
 		{ "key-size-wrong", 2, "key size 192 is not AES-128-CBC's (128)" },
 		{ "key-size-dash", 2, "AES-256-CTR needs its key bits (256), not '-'" },

@@ -1,0 +1,173 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * aead.c - GCM messages to one kernel driver through AF_ALG (algif_aead): one request per whole
+ * message, AAD || data (|| tag) in, AAD || data (|| tag) out.
+ */
+#define _GNU_SOURCE /* explicit_bzero */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/uio.h>
+#include <unistd.h>
+
+#include <linux/if_alg.h>
+
+#include "backend/transport.h"
+
+/* The kernel writes AAD || data || tag here: the largest message and its tag. */
+#define LANDING_BYTES (HWOFF_AEAD_MESSAGE_MAX + HWOFF_GCM_TAG_MAX)
+
+struct hwoff_aead {
+	struct hwoff_afalg s;
+	unsigned char key[HWOFF_AES_KEY_MAX];
+	size_t key_len;
+	size_t authsize; /* what the driver socket is set to; 0 before it is */
+	unsigned char *landing;
+	size_t landing_used; /* bytes written (wiped at free) */
+};
+
+bool hwoff_aead_tag_len_valid(size_t tag_len)
+{
+	return tag_len == 4 || tag_len == 8 || (tag_len >= 12 && tag_len <= HWOFF_GCM_TAG_MAX);
+}
+
+int hwoff_aead_new(struct hwoff_aead **out, const struct hwoff_alg *alg, const char *driver,
+		   const unsigned char *key, size_t key_len, char *err, size_t err_len)
+{
+	struct hwoff_aead *a;
+	int ret;
+
+	*out = NULL;
+	if (!hwoff_alg_is_aead(alg) || key_len != alg->key_bytes || key_len > HWOFF_AES_KEY_MAX) {
+		snprintf(err, err_len, "%s on %s: a key of %zu bytes, the algorithm takes %u",
+			 alg->name, driver, key_len, alg->key_bytes);
+		return -EINVAL;
+	}
+	a = calloc(1, sizeof(*a));
+	if (!a) {
+		snprintf(err, err_len, "%s on %s: out of memory", alg->name, driver);
+		return -ENOMEM;
+	}
+	memcpy(a->key, key, key_len);
+	a->key_len = key_len;
+	ret = hwoff_afalg_bind(&a->s, alg, driver, key, key_len)
+		      ?: hwoff_afalg_map_landing(&a->s, LANDING_BYTES, (void **)&a->landing);
+	if (ret) {
+		snprintf(err, err_len, "%s", a->s.error);
+		hwoff_aead_free(a);
+		return ret;
+	}
+	*out = a;
+	return 0;
+}
+
+void hwoff_aead_free(struct hwoff_aead *a)
+{
+	if (!a)
+		return;
+	hwoff_afalg_close(&a->s);
+	hwoff_afalg_unmap_landing(a->landing, LANDING_BYTES, a->landing_used);
+	explicit_bzero(a, sizeof(*a));
+	free(a);
+}
+
+/*
+ * An operation socket for tags of tag_len bytes: the tag length is the driver socket's, which
+ * the kernel lets change only while no operation socket is open. In a forked child, sockets of
+ * its own (the parent's stay as they are).
+ */
+static int own_sockets(struct hwoff_aead *a, size_t tag_len)
+{
+	if (hwoff_afalg_forked(&a->s)) {
+		int ret = hwoff_afalg_rebind(&a->s, a->key, a->key_len);
+
+		a->authsize = 0;
+		if (ret)
+			return ret;
+	}
+	if (a->s.op_fd >= 0 && a->authsize == tag_len)
+		return 0;
+	hwoff_afalg_drop_op(&a->s);
+	if (a->authsize != tag_len) {
+		if (setsockopt(a->s.tfm_fd, SOL_ALG, ALG_SET_AEAD_AUTHSIZE, NULL,
+			       (socklen_t)tag_len))
+			return hwoff_afalg_fail(&a->s, errno, "ALG_SET_AEAD_AUTHSIZE",
+						" (a tag of %zu bytes)", tag_len);
+		a->authsize = tag_len;
+	}
+	return hwoff_afalg_accept(&a->s, a->s.tfm_fd);
+}
+
+static int request(struct hwoff_aead *a, bool encrypt, const unsigned char *iv,
+		   const unsigned char *aad, size_t aad_len, const unsigned char *in, size_t len,
+		   const unsigned char *tag, size_t tag_len)
+{
+	struct iovec iov[] = {
+		{ .iov_base = (void *)aad, .iov_len = aad_len },
+		{ .iov_base = (void *)in, .iov_len = len },
+		{ .iov_base = (void *)tag, .iov_len = encrypt ? 0 : tag_len },
+	};
+	size_t sent = aad_len + len + iov[2].iov_len,
+	       want = aad_len + len + (encrypt ? tag_len : 0);
+	ssize_t ret = hwoff_afalg_send(&a->s, encrypt, iv, aad_len, iov, 3);
+
+	if (ret < 0 || (size_t)ret < sent)
+		return hwoff_afalg_fail(&a->s, ret < 0 ? (int)-ret : EAGAIN, "sendmsg",
+					" (a message of %zu bytes of AAD and %zu of data)", aad_len,
+					len);
+	ret = read(a->s.op_fd, a->landing, want);
+	if (ret < 0 && errno == EBADMSG && !encrypt)
+		return -EBADMSG;
+	if (ret < 0 || (size_t)ret != want)
+		return hwoff_afalg_fail(&a->s, ret < 0 ? errno : EIO, "recvmsg",
+					" (%zd of %zu bytes: a message of %zu bytes of AAD and %zu "
+					"of data; the driver failed it)",
+					ret, want, aad_len, len);
+	if (want > a->landing_used)
+		a->landing_used = want;
+	return 0;
+}
+
+int hwoff_aead_crypt(struct hwoff_aead *a, bool encrypt, const unsigned char *iv,
+		     const unsigned char *aad, size_t aad_len, const unsigned char *in,
+		     unsigned char *out, size_t len, unsigned char *tag, size_t tag_len)
+{
+	int ret;
+
+	a->s.error[0] = '\0';
+	if (aad_len > HWOFF_AEAD_MESSAGE_MAX || len > HWOFF_AEAD_MESSAGE_MAX - aad_len)
+		return hwoff_afalg_fail(&a->s, EMSGSIZE, a->s.alg->name,
+					": %zu bytes of AAD and %zu of data, more than one "
+					"request takes (%u)",
+					aad_len, len, HWOFF_AEAD_MESSAGE_MAX);
+	if (!hwoff_aead_tag_len_valid(tag_len))
+		return hwoff_afalg_fail(&a->s, EINVAL, a->s.alg->name,
+					": a tag of %zu bytes; the kernel's GCM takes 4, 8 or 12 "
+					"to 16",
+					tag_len);
+	if (!encrypt && !aad_len && !len)
+		return hwoff_afalg_fail(&a->s, EOPNOTSUPP, a->s.alg->name,
+					": a decrypt of an empty message (AF_ALG runs no request "
+					"for an empty output, so the tag would go unchecked)");
+	ret = own_sockets(a, tag_len);
+	if (!ret)
+		ret = request(a, encrypt, iv, aad, aad_len, in, len, tag, tag_len);
+	if (ret == -EBADMSG)
+		return ret;
+	if (ret) {
+		/* What the socket holds now is unknown: start the next one afresh. */
+		hwoff_afalg_drop_op(&a->s);
+		return ret;
+	}
+	memcpy(out, a->landing + aad_len, len);
+	if (encrypt)
+		memcpy(tag, a->landing + aad_len + len, tag_len);
+	return 0;
+}
+
+const char *hwoff_aead_error(const struct hwoff_aead *a)
+{
+	return a->s.error;
+}

@@ -1,0 +1,44 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * provider_test.h - what provider_test.c shares with provider_gcm.c: one provider_test binary,
+ * built for the host and for the guest (PROVIDER_TEST_IN_GUEST).
+ */
+#ifndef HWOFF_TEST_PROVIDER_TEST_H
+#define HWOFF_TEST_PROVIDER_TEST_H
+
+#include <check.h>
+
+#include <openssl/provider.h>
+
+#include "backend/discover.h"
+
+#ifndef PROVIDER_TEST_IN_GUEST
+#error "build with -DPROVIDER_TEST_IN_GUEST=0 (host) or 1 (guest)"
+#endif
+
+/* The provider's modes tried: the engine's only in the guest. */
+#define MODES (PROVIDER_TEST_IN_GUEST ? 4 : 2)
+extern const char *const modes[MODES];
+
+/* A provider loaded into a library context of its own, the default provider beside it. */
+struct env {
+	OSSL_LIB_CTX *libctx;
+	OSSL_PROVIDER *hw, *ref;
+};
+
+/* "KEY=VALUE" settings, NULL-terminated; the others are unset. Whether hwoffload loaded. */
+int load_with(struct env *e, const char *const *settings);
+void load(struct env *e, const char *mode, const char *fallback);
+void unload(struct env *e);
+const char *provider_param(const struct env *e, const char *key);
+/* A counter ("requests", "request-failed" ...) of one path in the provider's statistics. */
+long long path_counter(const struct env *e, const char *path, const char *counter);
+#if PROVIDER_TEST_IN_GUEST
+/* The engine's driver of this class for kernel_name (the test fails without one). */
+const char *engine_driver(const char *kernel_name, enum hwoff_impl_class class);
+#endif
+
+/* provider_gcm.c's tests, added to provider_test's case. */
+void provider_gcm_tests(TCase *tc);
+
+#endif
