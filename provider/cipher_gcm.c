@@ -212,9 +212,11 @@ static int gcm_init(struct gcm_ctx *c, bool encrypt, const unsigned char *key, s
 	if (!init(c->software, key, keylen, iv, ivlen, NULL))
 		return 0;
 	if (key) {
+		/* the same key again (openssl speed gives one per message): the sessions have it */
+		if (!c->keyed || CRYPTO_memcmp(c->key, key, keylen))
+			drop_kernel_sessions(c);
 		memcpy(c->key, key, keylen); /* the default provider checked its length */
 		c->keyed = true;
-		drop_kernel_sessions(c);
 	}
 	if (iv) {
 		c->iv_len = ivlen;

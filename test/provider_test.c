@@ -350,6 +350,55 @@ START_TEST(matches_default)
 }
 END_TEST
 
+/*
+ * _i: mode. One context given the same key again with each message (openssl speed does), then
+ * another key, then only an IV: every message as the default provider's, CBC and GCM. The same
+ * key keeps the context's kernel sessions; the IV must still be the new one.
+ */
+START_TEST(same_key_again)
+{
+	static const char *const names[] = { "AES-128-CBC", "AES-128-GCM" };
+	unsigned char key[2][16] = { { 1 }, { 2 } }, iv[16], in[8192], out[8192 + 16],
+		      ref[8192 + 16];
+	struct env e;
+
+	memset(in, 0x21, sizeof(in));
+	load(&e, modes[_i], "no");
+	for (size_t n = 0; n < 2; n++) {
+		EVP_CIPHER *hw = EVP_CIPHER_fetch(e.libctx, names[n], "provider=hwoffload");
+		EVP_CIPHER *sw = EVP_CIPHER_fetch(e.libctx, names[n], "provider=default");
+		EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new(), *rctx = EVP_CIPHER_CTX_new();
+
+		for (int m = 0; m < 6; m++) {
+			/* key 0 three times, key 1 twice, then no key */
+			const unsigned char *k = m == 5 ? NULL : key[m / 3];
+			int outl, routl;
+
+			memset(iv, m, sizeof(iv));
+			ck_assert(EVP_EncryptInit_ex2(ctx, m ? NULL : hw, k, iv, NULL));
+			ck_assert(EVP_EncryptInit_ex2(rctx, sw, key[m < 3 ? 0 : 1], iv, NULL));
+			ck_assert(EVP_EncryptUpdate(ctx, out, &outl, in, sizeof(in)));
+			ck_assert(EVP_EncryptUpdate(rctx, ref, &routl, in, sizeof(in)));
+			ck_assert_int_eq(outl, routl);
+			ck_assert(EVP_EncryptFinal_ex(ctx, out + outl, &outl));
+			ck_assert(EVP_EncryptFinal_ex(rctx, ref + routl, &routl));
+			ck_assert_bytes_eq(names[n], out, ref, sizeof(in));
+			if (n == 1) {
+				ck_assert(EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, out));
+				ck_assert(
+					EVP_CIPHER_CTX_ctrl(rctx, EVP_CTRL_AEAD_GET_TAG, 16, ref));
+				ck_assert_bytes_eq("tag", out, ref, 16);
+			}
+		}
+		EVP_CIPHER_CTX_free(ctx);
+		EVP_CIPHER_CTX_free(rctx);
+		EVP_CIPHER_free(hw);
+		EVP_CIPHER_free(sw);
+	}
+	unload(&e);
+}
+END_TEST
+
 /* ---- copies mid-stream --------------------------------------------------------------------------
  */
 
@@ -1174,6 +1223,7 @@ static Suite *provider_suite(void)
 	tcase_add_loop_test(tc, copy_midstream, 0, (int)(stream_rows() * MODES));
 	tcase_add_loop_test(tc, parameters_match_default, 0, (int)stream_rows());
 	tcase_add_loop_test(tc, bad_cipher_input, 0, (int)MODES);
+	tcase_add_loop_test(tc, same_key_again, 0, (int)MODES);
 	tcase_add_loop_test(tc, bad_configuration, 0,
 			    (int)(sizeof(bad_configs) / sizeof(bad_configs[0])));
 	tcase_add_test(tc, bad_table_file);
