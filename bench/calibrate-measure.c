@@ -572,16 +572,31 @@ static void bisect(struct measure *m, const struct view *views, unsigned int vie
 	}
 }
 
+/*
+ * The most data one GCM message of the kernel's takes (in steps of the grid): the grid is
+ * measured there too, so that a kernel path's ranges reach up to its limit, not to the grid's
+ * size below it. SIZE_MAX for the other algorithms, whose requests go in pieces.
+ */
+static size_t message_max(const struct cal_subject *s)
+{
+	size_t max = HWOFF_AEAD_MESSAGE_MAX - sizeof(gcm_aad);
+
+	return hwoff_alg_is_aead(s->alg) ? max - max % CAL_STEP : SIZE_MAX;
+}
+
 /* The grid, the crossovers, the ranges. */
 static void measure_subject(struct measure *m)
 {
 	struct cal_subject *s = m->s;
 	struct view views[HWOFF_OBJECTIVE_COUNT + 1];
 	unsigned int view_count = 0, pio = 0, dma = 0;
-	size_t limits[CAL_PATHS_MAX];
+	size_t limits[CAL_PATHS_MAX], most = message_max(s);
 
-	for (size_t g = 0; g < m->cfg->grid_count; g++)
+	for (size_t g = 0; g < m->cfg->grid_count; g++) {
+		if (m->cfg->grid[g] > most && (!g || m->cfg->grid[g - 1] < most))
+			measure_size(m, most, "limit");
 		measure_size(m, m->cfg->grid[g], "grid");
+	}
 	/* Every path for each objective, and the engine's own PIO/DMA crossover for sysfs. */
 	for (int o = 0; o < HWOFF_OBJECTIVE_COUNT; o++)
 		views[view_count++] = (struct view){ .mask = ~0u, .objective = o };

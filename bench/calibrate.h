@@ -179,7 +179,7 @@ struct cal_run {
 
 /*
  * Discover the paths and measure every algorithm (of cfg->algs), key size and direction: the
- * grid, then bisection of each crossover of either objective (and of the PIO/DMA crossover),
+ * grid (and for GCM the most data one kernel request takes), then bisection of each crossover of either objective (and of the PIO/DMA crossover),
  * then the ranges of both objectives. Returns 0, or -1 with err filled (nothing could be
  * measured); a kernel path that fails is dropped with a note, not an error.
  */
