@@ -85,7 +85,8 @@ static void drop_kernel_sessions(struct gcm_ctx *c)
 
 static void forget_message(struct gcm_ctx *c)
 {
-	OPENSSL_cleanse(c->msg, c->aad_len + c->data_len);
+	if (c->aad_len + c->data_len)
+		OPENSSL_cleanse(c->msg, c->aad_len + c->data_len);
 	c->aad_len = c->data_len = 0;
 	c->aad_kept = true;
 	c->message = GCM_OPEN;
@@ -195,6 +196,8 @@ static int gcm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 {
 	struct gcm_ctx *c = vctx;
 
+	if (!params)
+		return 1;
 	if (!c->sw->cipher.set_ctx_params(c->software, params))
 		return 0;
 	note_params(c, params);
@@ -678,12 +681,13 @@ software:
 static int gcm_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
 	struct gcm_ctx *c = vctx;
-	OSSL_PARAM *tag = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAG);
+	OSSL_PARAM *tag;
 	const char *key;
 	int ok;
 
 	/* The tag of a message the engine encrypted is ours; the rest is the default provider's. */
-	if (!tag || !c->encrypt || c->message != GCM_FINISHED)
+	if (!c->encrypt || c->message != GCM_FINISHED ||
+	    !(tag = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAG)))
 		return c->sw->cipher.get_ctx_params(c->software, params);
 	if (!tag->data_size || tag->data_size > HWOFF_GCM_TAG_MAX) {
 		HWPROV_RAISE(c->prov, HWPROV_R_PARAMETER, "%s: a tag of %zu bytes, not 1 to %d",
