@@ -24,7 +24,8 @@ enum hwoff_fallback_reason {
 	 * a request the kernel's interface for the algorithm cannot carry, served by software
 	 * whatever the fallback setting: GCM with an IV that is not 96 bits, a tag length the
 	 * kernel refuses, a decrypt whose tag comes after its data, an empty decrypt, a message
-	 * larger than one request takes (transport.h)
+	 * larger than one request takes (transport.h), or one that goes on after its first data
+	 * update was the engine's (counted once, when software takes it over)
 	 */
 	HWOFF_FALLBACK_UNSUPPORTED,
 	HWOFF_FALLBACK_REASON_COUNT,

@@ -65,6 +65,7 @@ struct gcm_ctx {
 	unsigned char engine_tag[HWOFF_GCM_TAG_MAX]; /* the engine's, or the tag it checked */
 	size_t engine_tag_len;
 	enum gcm_message message;
+	struct hwoff_path *engine_path; /* GCM_ENGINE: the path that served the message */
 	bool aad_kept; /* msg holds all the AAD (false once it outgrew a request) */
 	unsigned char *msg; /* AAD || the data the engine served */
 	size_t msg_cap, aad_len, data_len;
@@ -295,10 +296,15 @@ static int software_takes_over(struct gcm_ctx *c)
 	unsigned char *data = c->msg + c->aad_len;
 	size_t outl;
 
-	if (c->message == GCM_ENGINE && c->data_len &&
+	if (c->message != GCM_ENGINE)
+		goto done;
+	/* the message outgrew the one request its path took: counted as such */
+	hwoff_route_unsupported(&c->prov->router, c->engine_path);
+	if (c->data_len &&
 	    (!c->sw->cipher.update(c->software, data, &outl, c->data_len, data, c->data_len) ||
 	     outl != c->data_len))
 		return software_failed(c);
+done:
 	OPENSSL_cleanse(c->msg, c->aad_len + c->data_len);
 	c->message = GCM_SOFTWARE;
 	return 1;
@@ -446,6 +452,7 @@ static int first_data(struct gcm_ctx *c, unsigned char *out, size_t *outl, size_
 	switch (outcome) {
 	case ENGINE_DONE:
 		c->message = GCM_ENGINE;
+		c->engine_path = path;
 		*outl = inl;
 		return 1;
 	case ENGINE_FAILED:

@@ -150,7 +150,14 @@ struct case_spec {
 	size_t pieces[CASE_MAX_PIECES], count;
 	size_t copy_after; /* the context is copied after this many updates; count + 1: never */
 	unsigned char key[32], iv[16];
+	unsigned char tag[16]; /* GCM: the reference encryption's (a decrypt is given it first) */
 };
+
+/* CTR and GCM take any length, in any updates; ECB and CBC whole blocks, padded or not. */
+static bool stream_mode(const struct hwoff_alg *alg)
+{
+	return alg->mode == HWOFF_MODE_CTR || hwoff_alg_is_aead(alg);
+}
 
 static size_t case_len(struct test_rng *rng, const struct case_sizes *sizes)
 {
@@ -209,10 +216,14 @@ static enum case_result differs(const struct case_spec *s, char *why, size_t why
 	return CASE_WRONG;
 }
 
-/* The reference: the default provider, one update from an aligned buffer. */
-static size_t reference(const struct prov_env *e, const struct case_spec *s,
-			const unsigned char *in, unsigned char *out)
+/*
+ * The reference: the default provider, one update from an aligned buffer. GCM has no AAD here
+ * (provider_gcm.c tests it); its encryption writes the tag to s->tag, its decryption checks it.
+ */
+static size_t reference(const struct prov_env *e, struct case_spec *s, const unsigned char *in,
+			unsigned char *out)
 {
+	bool aead = hwoff_alg_is_aead(s->alg);
 	size_t row = hwoff_alg_index(s->alg);
 	int n = 0, fin = 0;
 
@@ -227,8 +238,12 @@ static size_t reference(const struct prov_env *e, const struct case_spec *s,
 
 	if (!ctx || !EVP_CipherInit_ex2(ctx, e->ref_cipher[row], s->key, s->iv, s->enc, NULL) ||
 	    !EVP_CIPHER_CTX_set_padding(ctx, s->padding) ||
+	    (aead && !s->enc &&
+	     !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, sizeof(s->tag), s->tag)) ||
 	    !EVP_CipherUpdate(ctx, out, &n, in, (int)s->len) ||
-	    !EVP_CipherFinal_ex(ctx, out + n, &fin))
+	    !EVP_CipherFinal_ex(ctx, out + n, &fin) ||
+	    (aead && s->enc &&
+	     !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, sizeof(s->tag), s->tag)))
 		n = -1;
 	EVP_CIPHER_CTX_free(ctx);
 	return n < 0 ? (size_t)-1 : (size_t)(n + fin);
@@ -240,7 +255,7 @@ static size_t reference(const struct prov_env *e, const struct case_spec *s,
  */
 static bool in_place_allowed(const struct case_spec *s)
 {
-	return s->alg->mode == HWOFF_MODE_CTR || !(s->enc == 0 && s->padding);
+	return stream_mode(s->alg) || !(s->enc == 0 && s->padding);
 }
 
 /* Everything but the split: the row, direction, padding, key, IV, size and buffers. */
@@ -254,19 +269,19 @@ static void draw(struct test_rng *rng, const struct case_sizes *sizes, struct ca
 	if (hwoff_alg_is_digest(s->alg))
 		return;
 	s->enc = (int)test_rng_range(rng, 0, 1);
-	s->padding = s->alg->mode != HWOFF_MODE_CTR && test_rng_range(rng, 0, 1);
+	s->padding = !stream_mode(s->alg) && test_rng_range(rng, 0, 1);
 	test_rng_fill(rng, s->key, sizeof(s->key));
 	test_rng_fill(rng, s->iv, sizeof(s->iv));
 	s->in_place = test_rng_range(rng, 0, 3) == 0 && in_place_allowed(s);
 	/* Without padding ECB and CBC take whole blocks. */
-	if (s->alg->mode != HWOFF_MODE_CTR && !s->padding)
+	if (!stream_mode(s->alg) && !s->padding)
 		s->len -= s->len % AES_BLOCK;
 }
 
 /* The updates (whole blocks in place, where each must write where it reads) and the copy. */
 static void draw_split(struct test_rng *rng, struct case_spec *s)
 {
-	size_t step = s->in_place && s->alg->mode != HWOFF_MODE_CTR ? AES_BLOCK : 1;
+	size_t step = s->in_place && !stream_mode(s->alg) ? AES_BLOCK : 1;
 
 	if (test_rng_range(rng, 0, 3) == 0) {
 		s->pieces[0] = s->len;
@@ -320,9 +335,13 @@ static enum case_result digest_case(const struct prov_env *e, struct case_spec *
 	return r;
 }
 
-/* The updates from piece first on, and the final; out_len counts the output. */
+/*
+ * The updates from piece first on, and the final; out_len counts the output. A GCM encryption's
+ * tag goes to tag.
+ */
 static const char *cipher_continue(EVP_CIPHER_CTX *ctx, const struct case_spec *s, size_t first,
-				   const unsigned char *in, unsigned char *out, size_t *out_len)
+				   const unsigned char *in, unsigned char *out, size_t *out_len,
+				   unsigned char tag[16])
 {
 	size_t off = 0;
 	int n;
@@ -338,6 +357,9 @@ static const char *cipher_continue(EVP_CIPHER_CTX *ctx, const struct case_spec *
 	if (!EVP_CipherFinal_ex(ctx, out + *out_len, &n))
 		return "EVP_CipherFinal_ex";
 	*out_len += (size_t)n;
+	if (hwoff_alg_is_aead(s->alg) && s->enc &&
+	    !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_GET_TAG, 16, tag))
+		return "EVP_CIPHER_CTX_ctrl(EVP_CTRL_AEAD_GET_TAG)";
 	return NULL;
 }
 
@@ -346,8 +368,9 @@ static enum case_result cipher_case(const struct prov_env *e, struct case_spec *
 				    size_t why_len)
 {
 	size_t row = hwoff_alg_index(s->alg), done = 0, copy_done = 0, off = 0;
-	unsigned char *in = b->in + s->in_off;
+	unsigned char *in = b->in + s->in_off, tag[16], copy_tag[16];
 	unsigned char *out = s->in_place ? in : b->out + s->out_off;
+	bool aead_encrypt = hwoff_alg_is_aead(s->alg) && s->enc;
 	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new(), *copy = NULL;
 	enum case_result r = CASE_RIGHT;
 	const char *call = NULL;
@@ -359,6 +382,10 @@ static enum case_result cipher_case(const struct prov_env *e, struct case_spec *
 	if (!ctx || !EVP_CipherInit_ex2(ctx, e->hw_cipher[row], s->key, s->iv, s->enc, NULL) ||
 	    !EVP_CIPHER_CTX_set_padding(ctx, s->padding))
 		call = "EVP_CipherInit_ex2";
+	/* A GCM decryption is given its tag first, as TLS 1.3 does: the engine may check it. */
+	if (!call && hwoff_alg_is_aead(s->alg) && !s->enc &&
+	    !EVP_CIPHER_CTX_ctrl(ctx, EVP_CTRL_AEAD_SET_TAG, sizeof(s->tag), s->tag))
+		call = "EVP_CIPHER_CTX_ctrl(EVP_CTRL_AEAD_SET_TAG)";
 	for (size_t i = 0; !call && i < s->count && i < s->copy_after; i++) {
 		if (!EVP_CipherUpdate(ctx, out + done, &n, in + off, (int)s->pieces[i]))
 			call = "EVP_CipherUpdate";
@@ -374,10 +401,10 @@ static enum case_result cipher_case(const struct prov_env *e, struct case_spec *
 	}
 	if (!call)
 		call = cipher_continue(ctx, s, s->copy_after < s->count ? s->copy_after : s->count,
-				       in, out, &done);
+				       in, out, &done, tag);
 	if (!call && copy)
 		call = cipher_continue(copy, s, s->copy_after, b->in_copy + s->in_off,
-				       b->out_copy + s->out_off, &copy_done);
+				       b->out_copy + s->out_off, &copy_done, copy_tag);
 	if (call)
 		r = failed(s, why, why_len, call);
 	if (r == CASE_RIGHT)
@@ -385,6 +412,10 @@ static enum case_result cipher_case(const struct prov_env *e, struct case_spec *
 	if (r == CASE_RIGHT && copy)
 		r = differs(s, why, why_len, "the copy's output", b->out_copy + s->out_off, b->ref,
 			    copy_done, ref_len);
+	if (r == CASE_RIGHT && aead_encrypt)
+		r = differs(s, why, why_len, "tag", tag, s->tag, 16, 16);
+	if (r == CASE_RIGHT && aead_encrypt && copy)
+		r = differs(s, why, why_len, "the copy's tag", copy_tag, s->tag, 16, 16);
 	EVP_CIPHER_CTX_free(ctx);
 	EVP_CIPHER_CTX_free(copy);
 	return r;
