@@ -161,7 +161,8 @@ int hwoff_aead_crypt(struct hwoff_aead *a, bool encrypt, const unsigned char *iv
 		hwoff_afalg_drop_op(&a->s);
 		return ret;
 	}
-	memcpy(out, a->landing + aad_len, len);
+	if (len) /* out may be NULL for a message of AAD only */
+		memcpy(out, a->landing + aad_len, len);
 	if (encrypt)
 		memcpy(tag, a->landing + aad_len + len, tag_len);
 	return 0;
