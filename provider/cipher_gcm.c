@@ -288,23 +288,20 @@ static int keep_aad(struct gcm_ctx *c, const unsigned char *in, size_t len)
 }
 
 /*
- * Software takes over a message the engine began: it has the AAD; it is given the data the
- * engine served, in the kept copy (its output there is the engine's, not needed again).
+ * Software takes over a message the engine began (GCM_ENGINE): it has the AAD; it is given the
+ * data the engine served, in the kept copy (its output there is the engine's, not needed again).
  */
 static int software_takes_over(struct gcm_ctx *c)
 {
 	unsigned char *data = c->msg + c->aad_len;
 	size_t outl;
 
-	if (c->message != GCM_ENGINE)
-		goto done;
 	/* the message outgrew the one request its path took: counted as such */
 	hwoff_route_unsupported(&c->prov->router, c->engine_path);
 	if (c->data_len &&
 	    (!c->sw->cipher.update(c->software, data, &outl, c->data_len, data, c->data_len) ||
 	     outl != c->data_len))
 		return software_failed(c);
-done:
 	OPENSSL_cleanse(c->msg, c->aad_len + c->data_len);
 	c->message = GCM_SOFTWARE;
 	return 1;
@@ -389,6 +386,24 @@ static enum engine_outcome engine_message(struct gcm_ctx *c, struct hwoff_path *
 }
 
 /*
+ * The message kept in msg (its AAD, then len bytes of data) on path, to out; the tag is the
+ * engine's when encrypting, the one set when decrypting (kept in engine_tag for final).
+ */
+static enum engine_outcome engine_kept_message(struct gcm_ctx *c, struct hwoff_path *path,
+					       unsigned char iv[GCM_IV_MAX], size_t len,
+					       unsigned char *out)
+{
+	enum engine_outcome outcome;
+
+	memcpy(c->engine_tag, c->tag, c->tag_len);
+	c->engine_tag_len = c->encrypt ? HWOFF_GCM_TAG_MAX : c->tag_len;
+	outcome = engine_message(c, path, iv, c->msg, c->aad_len, len ? c->msg + c->aad_len : NULL,
+				 len, out, c->engine_tag, c->engine_tag_len);
+	OPENSSL_cleanse(iv, GCM_IV_MAX);
+	return outcome;
+}
+
+/*
  * The engine path for a message of size bytes, or software (NULL with error raised: the
  * request must fail). Software for what the engine cannot carry, counted as unsupported.
  */
@@ -444,11 +459,7 @@ static int first_data(struct gcm_ctx *c, unsigned char *out, size_t *outl, size_
 		return software_update(c, out, outl, outsize, in, inl);
 	}
 	c->data_len = inl;
-	memcpy(c->engine_tag, c->tag, c->tag_len);
-	c->engine_tag_len = c->encrypt ? HWOFF_GCM_TAG_MAX : c->tag_len;
-	outcome = engine_message(c, path, iv, c->msg, c->aad_len, c->msg + c->aad_len, inl, out,
-				 c->engine_tag, c->engine_tag_len);
-	OPENSSL_cleanse(iv, sizeof(iv));
+	outcome = engine_kept_message(c, path, iv, inl, out);
 	switch (outcome) {
 	case ENGINE_DONE:
 		c->message = GCM_ENGINE;
@@ -518,13 +529,8 @@ static int final_without_data(struct gcm_ctx *c, unsigned char *out, size_t *out
 		path = message_path(c, c->aad_len, c->aad_len, 0, iv);
 	if (c->keyed && c->aad_kept && !path)
 		return 0;
-	if (path && !path->software) {
-		memcpy(c->engine_tag, c->tag, c->tag_len);
-		c->engine_tag_len = c->encrypt ? HWOFF_GCM_TAG_MAX : c->tag_len;
-		outcome = engine_message(c, path, iv, c->msg, c->aad_len, NULL, 0, NULL,
-					 c->engine_tag, c->engine_tag_len);
-		OPENSSL_cleanse(iv, sizeof(iv));
-	}
+	if (path && !path->software)
+		outcome = engine_kept_message(c, path, iv, 0, NULL);
 	switch (outcome) {
 	case ENGINE_DONE:
 		forget_message(c);
