@@ -21,11 +21,20 @@
 		.iv_bytes = iv,                                         \
 	},
 
-#define DIGEST(row, canonical, aliases, kernel, block, digest, no_algid_params)                   \
+#define DIGEST(row, canonical, aliases, kernel, block, digest, no_algid_params) \
 	[HWOFF_ROW_##row] = {                                                                     \
 		NAMES(canonical, aliases),	 .kernel_name = kernel, .kind = HWOFF_ALG_DIGEST, \
 		.mode = HWOFF_MODE_NONE,	 .block_bytes = block,	.digest_bytes = digest,   \
 		.algid_absent = no_algid_params,                                                  \
+	},                                                                                        \
+	[HWOFF_ROW_hmac_##row] = {                                                                \
+		NAMES("HMAC-" canonical, ""),                                                     \
+		.kernel_name = "hmac(" kernel ")",                                                \
+		.kind = HWOFF_ALG_DIGEST,                                                         \
+		.mode = HWOFF_MODE_NONE,                                                          \
+		.block_bytes = block,                                                             \
+		.digest_bytes = digest,                                                           \
+		.hmac_of = &hwoff_algs[HWOFF_ROW_##row],                                          \
 	},
 
 const struct hwoff_alg hwoff_algs[] = { HWOFF_ALGS(AES, DIGEST) };

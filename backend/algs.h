@@ -42,6 +42,13 @@ struct hwoff_alg {
 	unsigned int digest_bytes; /* 0 for ciphers */
 	/* OpenSSL's "algid-absent": its AlgorithmIdentifier omits the NULL parameters (SHA) */
 	bool algid_absent;
+	/*
+	 * HMAC rows: the digest row they key. Such a row is of kind digest (a hash of a message of
+	 * unknown length: the same table direction, buffering and kernel socket) whose kernel
+	 * socket takes a key, and which OpenSSL offers as EVP_MAC "HMAC" with that digest, not as a
+	 * digest of its own (provider/mac.c). NULL on every other row.
+	 */
+	const struct hwoff_alg *hmac_of;
 };
 
 /*
@@ -49,7 +56,9 @@ struct hwoff_alg {
  * algorithm is adding one line here. Each is AES(row, canonical name, aliases, kernel cra_name,
  * mode, key bits, block bytes, IV bytes) or DIGEST(row, canonical name, aliases, kernel
  * cra_name, block bytes, digest bytes, algid absent); row names the row in code (HWOFF_ROW_row).
- * algs.c expands them into hwoff_algs[], the provider into one set of entry points per row.
+ * Each DIGEST is two rows: the digest, then its HMAC (HWOFF_ROW_hmac_row, "HMAC-" and the
+ * canonical name, kernel "hmac(" cra_name ")"). algs.c expands them into hwoff_algs[], the
+ * provider into one set of entry points per row.
  * The names are those of OpenSSL 3.0's default provider (`openssl list -digest-algorithms
  * -cipher-algorithms`), so an application fetching any of them gets ours when ours is preferred.
  */
@@ -86,9 +95,10 @@ struct hwoff_alg {
 	DIGEST(sha512, "SHA2-512", ":SHA-512:SHA512:2.16.840.1.101.3.4.2.3", "sha512", 128, 64, \
 	       true)
 
-#define HWOFF_ROW_INDEX(row, ...) HWOFF_ROW_##row,
+#define HWOFF_ROW_INDEX(row, ...)	 HWOFF_ROW_##row,
+#define HWOFF_ROW_INDEX_DIGEST(row, ...) HWOFF_ROW_##row, HWOFF_ROW_hmac_##row,
 /* Each row's position in hwoff_algs[]; HWOFF_ALG_COUNT rows in all. */
-enum hwoff_row { HWOFF_ALGS(HWOFF_ROW_INDEX, HWOFF_ROW_INDEX) HWOFF_ALG_COUNT };
+enum hwoff_row { HWOFF_ALGS(HWOFF_ROW_INDEX, HWOFF_ROW_INDEX_DIGEST) HWOFF_ALG_COUNT };
 
 extern const struct hwoff_alg hwoff_algs[HWOFF_ALG_COUNT];
 
@@ -125,6 +135,18 @@ static inline void hwoff_ctr_add(unsigned char counter[HWOFF_AES_BLOCK], size_t 
 static inline bool hwoff_alg_is_digest(const struct hwoff_alg *alg)
 {
 	return alg->kind == HWOFF_ALG_DIGEST;
+}
+
+/* An HMAC row (a digest row keyed): OpenSSL's EVP_MAC "HMAC" over alg->hmac_of. */
+static inline bool hwoff_alg_is_hmac(const struct hwoff_alg *alg)
+{
+	return alg->hmac_of != NULL;
+}
+
+/* The HMAC row of a digest row. */
+static inline const struct hwoff_alg *hwoff_alg_hmac(const struct hwoff_alg *digest)
+{
+	return digest + 1; /* HWOFF_ROW_INDEX_DIGEST */
 }
 
 /* A cipher whose request is a whole message with AAD and a tag (GCM): aead.c, not skcipher.c. */

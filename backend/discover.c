@@ -65,11 +65,18 @@ static bool ends_with(const char *s, const char *suffix)
 	return len >= suffix_len && strcmp(s + len - suffix_len, suffix) == 0;
 }
 
+/* By the suffix of the driver, inside a template's parentheses: "hmac(sha256-hwoffload-pio)". */
 static enum hwoff_impl_class engine_class(const char *driver)
 {
-	if (ends_with(driver, "-pio"))
+	char name[HWOFF_NAME_MAX];
+	size_t len;
+
+	snprintf(name, sizeof(name), "%s", driver);
+	for (len = strlen(name); len && name[len - 1] == ')'; len--)
+		name[len - 1] = '\0';
+	if (ends_with(name, "-pio"))
 		return HWOFF_IMPL_ENGINE_PIO;
-	if (ends_with(driver, "-dma"))
+	if (ends_with(name, "-dma"))
 		return HWOFF_IMPL_ENGINE_DMA;
 	return HWOFF_IMPL_ENGINE_AUTO;
 }

@@ -22,6 +22,8 @@ struct hwoff_hash {
 	bool started; /* data went to the socket since the last final: it holds a partial state */
 	bool lost; /* a failure lost data or state: only hwoff_hash_reset() helps */
 	bool orphaned; /* lost with the socket the process closed after a fork: no kernel failure */
+	unsigned char *key; /* an HMAC row's, for a driver socket bound anew after a fork */
+	size_t key_len;
 };
 
 static struct hwoff_hash *hash_alloc(const struct hwoff_alg *alg, const char *driver, char *err,
@@ -34,21 +36,39 @@ static struct hwoff_hash *hash_alloc(const struct hwoff_alg *alg, const char *dr
 		return NULL;
 	}
 	h = calloc(1, sizeof(*h));
-	if (!h)
+	if (!h) {
 		snprintf(err, err_len, "%s on %s: out of memory", alg->name, driver);
+		return NULL;
+	}
+	h->s.tfm_fd = h->s.op_fd = -1;
 	return h;
 }
 
+/* The key kept: "" for an empty one, which the kernel must still be given (else ENOKEY). */
+static int keep_key(struct hwoff_hash *h, const unsigned char *key, size_t key_len)
+{
+	h->key = malloc(key_len ? key_len : 1);
+	if (!h->key)
+		return hwoff_afalg_fail(&h->s, ENOMEM, h->s.alg->name, ": a copy of its key");
+	memcpy(h->key, key_len ? key : (const unsigned char *)"", key_len);
+	h->key_len = key_len;
+	return 0;
+}
+
 int hwoff_hash_new(struct hwoff_hash **out, const struct hwoff_alg *alg, const char *driver,
-		   char *err, size_t err_len)
+		   const unsigned char *key, size_t key_len, char *err, size_t err_len)
 {
 	struct hwoff_hash *h = hash_alloc(alg, driver, err, err_len);
-	int ret;
+	int ret = 0;
 
 	*out = NULL;
 	if (!h)
 		return hwoff_alg_is_digest(alg) ? -ENOMEM : -EINVAL;
-	ret = hwoff_afalg_bind(&h->s, alg, driver, NULL, 0);
+	h->s.alg = alg;
+	if (hwoff_alg_is_hmac(alg))
+		ret = keep_key(h, key, key_len);
+	if (!ret)
+		ret = hwoff_afalg_bind(&h->s, alg, driver, h->key, h->key_len);
 	if (!ret)
 		ret = hwoff_afalg_accept(&h->s, h->s.tfm_fd);
 	if (ret < 0) {
@@ -65,6 +85,9 @@ void hwoff_hash_free(struct hwoff_hash *h)
 	if (!h)
 		return;
 	hwoff_afalg_close(&h->s);
+	if (h->key)
+		explicit_bzero(h->key, h->key_len);
+	free(h->key);
 	free(h);
 }
 
@@ -97,7 +120,7 @@ static int own_sockets(struct hwoff_hash *h)
 	}
 	if (h->s.op_fd >= 0)
 		return 0;
-	ret = h->s.tfm_fd < 0 ? hwoff_afalg_rebind(&h->s, NULL, 0) : 0;
+	ret = h->s.tfm_fd < 0 ? hwoff_afalg_rebind(&h->s, h->key, h->key_len) : 0;
 	return ret ?: hwoff_afalg_accept(&h->s, h->s.tfm_fd);
 }
 
@@ -220,6 +243,12 @@ int hwoff_hash_dup(struct hwoff_hash **out, struct hwoff_hash *h, char *err, siz
 	d->s = h->s;
 	d->s.error[0] = '\0';
 	d->s.op_fd = -1;
+	d->s.tfm_fd = -1;
+	if (h->key && keep_key(d, h->key, h->key_len)) {
+		snprintf(err, err_len, "%s", d->s.error);
+		hwoff_hash_free(d);
+		return -ENOMEM;
+	}
 	/*
 	 * Its own descriptor of the same driver socket, for its own later resets; none where h lost
 	 * its own after a fork (a started h only: d binds anew on its reset).

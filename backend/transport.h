@@ -99,9 +99,13 @@ const char *hwoff_skcipher_error(const struct hwoff_skcipher *c);
 
 struct hwoff_hash;
 
-/* A context for alg (a digest row of algs.h) on driver. Returns 0, or -errno with err filled. */
+/*
+ * A context for alg (a digest row of algs.h) on driver, keyed with key (key_len bytes, 0
+ * included) when alg is an HMAC row; key is ignored for the others. Returns 0, or -errno with
+ * err filled.
+ */
 int hwoff_hash_new(struct hwoff_hash **out, const struct hwoff_alg *alg, const char *driver,
-		   char *err, size_t err_len);
+		   const unsigned char *key, size_t key_len, char *err, size_t err_len);
 /* A copy of h's partial state (accept() on its socket, the kernel's export and import). */
 int hwoff_hash_dup(struct hwoff_hash **out, struct hwoff_hash *h, char *err, size_t err_len);
 void hwoff_hash_free(struct hwoff_hash *h);

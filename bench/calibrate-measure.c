@@ -23,6 +23,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <math.h>
+#include <openssl/core_names.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
 #include <poll.h>
@@ -52,6 +53,7 @@ struct runner {
 	EVP_CIPHER_CTX *cipher_ctx;
 	EVP_MD *md;
 	EVP_MD_CTX *md_ctx;
+	EVP_MAC_CTX *mac_ctx; /* an HMAC row's, keyed with key */
 	struct hwoff_skcipher *sk;
 	struct hwoff_hash *hash;
 	struct hwoff_aead *aead;
@@ -83,6 +85,7 @@ static void runner_close(struct runner *r)
 	EVP_CIPHER_free(r->cipher);
 	EVP_MD_CTX_free(r->md_ctx);
 	EVP_MD_free(r->md);
+	EVP_MAC_CTX_free(r->mac_ctx);
 	hwoff_skcipher_free(r->sk);
 	hwoff_hash_free(r->hash);
 	hwoff_aead_free(r->aead);
@@ -99,8 +102,8 @@ static int runner_open(struct runner *r, const struct cal_subject *s, const stru
 
 	*r = (struct runner){ .alg = alg, .encrypt = s->direction == HWOFF_ENCRYPT };
 	if (!path->software) {
-		int ret = hwoff_alg_is_digest(alg)
-				  ? hwoff_hash_new(&r->hash, alg, path->name, err, err_len)
+		int ret = hwoff_alg_is_digest(alg) ? hwoff_hash_new(&r->hash, alg, path->name, key,
+								    sizeof(key), err, err_len)
 			  : hwoff_alg_is_aead(alg)
 				  ? hwoff_aead_new(&r->aead, alg, path->name, key, alg->key_bytes,
 						   err, err_len)
@@ -108,7 +111,20 @@ static int runner_open(struct runner *r, const struct cal_subject *s, const stru
 						       err, err_len);
 		return ret ? -1 : 0;
 	}
-	if (hwoff_alg_is_digest(alg)) {
+	if (hwoff_alg_is_hmac(alg)) {
+		EVP_MAC *mac = EVP_MAC_fetch(NULL, "HMAC", "provider=default");
+		OSSL_PARAM params[] = {
+			OSSL_PARAM_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)alg->hmac_of->name,
+					       0),
+			OSSL_PARAM_utf8_string(OSSL_MAC_PARAM_PROPERTIES, "provider=default", 0),
+			OSSL_PARAM_END,
+		};
+
+		r->mac_ctx = mac ? EVP_MAC_CTX_new(mac) : NULL;
+		EVP_MAC_free(mac);
+		if (r->mac_ctx && EVP_MAC_init(r->mac_ctx, key, sizeof(key), params) == 1)
+			return 0;
+	} else if (hwoff_alg_is_digest(alg)) {
 		r->md = EVP_MD_fetch(NULL, alg->name, "provider=default");
 		r->md_ctx = EVP_MD_CTX_new();
 		if (r->md && r->md_ctx)
@@ -204,6 +220,7 @@ static int runner_request(struct runner *r, const unsigned char *in, unsigned ch
 			  char *err, size_t err_len)
 {
 	unsigned int md_len;
+	size_t mac_len;
 	int outl, ret;
 
 	if (hwoff_alg_is_aead(r->alg))
@@ -224,10 +241,13 @@ static int runner_request(struct runner *r, const unsigned char *in, unsigned ch
 			snprintf(err, err_len, "%s", hwoff_hash_error(r->hash));
 		return ret ? -1 : 0;
 	}
-	if (r->md ? EVP_DigestInit_ex2(r->md_ctx, r->md, NULL) == 1 &&
-			    EVP_DigestUpdate(r->md_ctx, in, len) == 1 &&
-			    EVP_DigestFinal_ex(r->md_ctx, out, &md_len) == 1
-		  : EVP_CipherUpdate(r->cipher_ctx, out, &outl, in, (int)len) == 1)
+	if (r->mac_ctx ? EVP_MAC_init(r->mac_ctx, NULL, 0, NULL) == 1 &&
+				 EVP_MAC_update(r->mac_ctx, in, len) == 1 &&
+				 EVP_MAC_final(r->mac_ctx, out, &mac_len, EVP_MAX_MD_SIZE) == 1
+	    : r->md ? EVP_DigestInit_ex2(r->md_ctx, r->md, NULL) == 1 &&
+			      EVP_DigestUpdate(r->md_ctx, in, len) == 1 &&
+			      EVP_DigestFinal_ex(r->md_ctx, out, &md_len) == 1
+		    : EVP_CipherUpdate(r->cipher_ctx, out, &outl, in, (int)len) == 1)
 		return 0;
 	snprintf(err, err_len, "OpenSSL's default provider failed a %zu-byte %s request", len,
 		 r->alg->name);

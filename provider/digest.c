@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * digest.c - MD5, SHA-1 and SHA-2: every row of the algorithm table of kind digest.
+ * digest.c - MD5, SHA-1 and SHA-2: every row of the algorithm table of kind digest; and the
+ * messages of its HMAC rows, for mac.c.
  *
  * A digest's length is known only at its end, and a hash state cannot move from the kernel to
  * software. So the message is buffered while the path table's answer could still change with
@@ -47,7 +48,13 @@ struct digest_ctx {
 	struct hwoff_path *kernel_path;
 	bool kernel_fresh; /* no partial message in kernel */
 	const struct hwprov_software *sw; /* the default provider's functions, once used */
-	void *software; /* its context */
+	/*
+	 * Its context. An HMAC row's is mac.c's, which gives it the key and the parameters and
+	 * initialises it for every message: this file only feeds and finishes it.
+	 */
+	void *software;
+	unsigned char *key; /* an HMAC row's, for its kernel sockets */
+	size_t key_len;
 	struct hwprov_tally tally;
 	/* Last, and never zeroed: only what was written is wiped (buf_dirty). */
 	unsigned char small[SMALL_BUFFER]; /* buf until a message outgrows it: no malloc */
@@ -107,7 +114,8 @@ static int start_software(struct digest_ctx *c)
 	}
 	if (!c->software)
 		c->software = c->sw->digest.newctx(c->sw->provctx);
-	if (!c->software || !c->sw->digest.init(c->software, NULL) ||
+	if (!c->software ||
+	    (!hwoff_alg_is_hmac(c->alg) && !c->sw->digest.init(c->software, NULL)) ||
 	    (c->buf_len && !c->sw->digest.update(c->software, c->buf, c->buf_len))) {
 		HWPROV_RAISE(c->prov, HWPROV_R_SOFTWARE, "%s in the default provider failed",
 			     c->alg->name);
@@ -163,7 +171,8 @@ static int start_kernel(struct digest_ctx *c, struct hwoff_path *path)
 	if (c->kernel && !c->kernel_fresh && hwoff_hash_reset(c->kernel))
 		drop_kernel(c);
 	if (!c->kernel) {
-		if (hwoff_hash_new(&c->kernel, c->alg, path->name, err, sizeof(err)))
+		if (hwoff_hash_new(&c->kernel, c->alg, path->name, c->key, c->key_len, err,
+				   sizeof(err)))
 			return hwprov_kernel_failed(c->prov, path, HWOFF_FALLBACK_SETUP_FAILED,
 						    err) &&
 			       start_software(c);
@@ -249,10 +258,11 @@ static void free_digest_ctx(struct digest_ctx *c)
 {
 	hwprov_tally_flush(&c->tally);
 	drop_kernel(c);
-	if (c->software)
+	if (c->software && !hwoff_alg_is_hmac(c->alg))
 		c->sw->digest.freectx(c->software);
 	wipe_buffer(c);
-	OPENSSL_free(c); /* its buffer was wiped above; it holds no key */
+	OPENSSL_clear_free(c->key, c->key_len);
+	OPENSSL_free(c);
 }
 
 /*
@@ -307,9 +317,10 @@ void hwprov_digest_free_spares(struct hwprov *prov)
 	}
 }
 
-static void *digest_dupctx(void *vctx)
+/* A copy of src; an HMAC row's takes hmac_software, mac.c's copy of src's. */
+static struct digest_ctx *dup_message(const struct digest_ctx *src, void *hmac_software)
 {
-	struct digest_ctx *src = vctx, *c = OPENSSL_malloc(sizeof(*src));
+	struct digest_ctx *c = OPENSSL_malloc(sizeof(*src));
 	char err[HWOFF_TRANSPORT_ERROR_MAX];
 
 	if (!c) {
@@ -324,10 +335,18 @@ static void *digest_dupctx(void *vctx)
 	c->tally = (struct hwprov_tally){ 0 };
 	c->kernel = NULL;
 	c->kernel_path = NULL;
-	c->software = NULL;
+	c->software = hmac_software;
+	c->key = NULL;
+	c->key_len = 0;
 	if (!append(c, src->buf, src->buf_len))
 		goto fail;
-	if (src->software) {
+	if (src->key) {
+		c->key = OPENSSL_memdup(src->key, src->key_len ? src->key_len : 1);
+		if (!c->key)
+			goto fail;
+		c->key_len = src->key_len;
+	}
+	if (src->software && !hwoff_alg_is_hmac(src->alg)) {
 		c->software = src->sw->digest.dupctx(src->software);
 		if (!c->software)
 			goto fail;
@@ -345,6 +364,11 @@ static void *digest_dupctx(void *vctx)
 fail:
 	free_digest_ctx(c);
 	return NULL;
+}
+
+static void *digest_dupctx(void *vctx)
+{
+	return dup_message(vctx, NULL);
 }
 
 static int digest_init(void *vctx, const OSSL_PARAM params[])
@@ -471,3 +495,71 @@ const OSSL_DISPATCH hwprov_digest_functions[] = {
 	{ 0, NULL },
 };
 HWPROV_SHARED_FUNCTIONS_FIT(hwprov_digest_functions);
+
+/* ---- the messages of HMAC rows, for mac.c -------------------------------------------------------
+ */
+
+void *hwprov_hmac_message_new(struct hwprov *prov, const struct hwoff_alg *row, void *software)
+{
+	struct digest_ctx *c;
+
+	if (!hwprov_can_serve(prov, row))
+		return NULL;
+	c = new_digest_ctx(prov, row);
+	if (!c)
+		return NULL;
+	c->sw = hwprov_software_of(prov, row);
+	if (!c->sw) {
+		free_digest_ctx(c);
+		return NULL;
+	}
+	c->software = software;
+	return c;
+}
+
+void *hwprov_hmac_message_dup(void *message, void *software)
+{
+	return dup_message(message, software);
+}
+
+void hwprov_hmac_message_free(void *message)
+{
+	if (message)
+		free_digest_ctx(message);
+}
+
+int hwprov_hmac_message_set_key(void *message, const unsigned char *key, size_t key_len)
+{
+	struct digest_ctx *c = message;
+	unsigned char *copy;
+
+	/* The same key again (HKDF, TLS, EVP_Q_mac() give it per message): the sockets stay. */
+	if (c->key && c->key_len == key_len && CRYPTO_memcmp(c->key, key, key_len) == 0)
+		return 1;
+	copy = OPENSSL_memdup(key_len ? key : (const unsigned char *)"", key_len ? key_len : 1);
+	if (!copy) {
+		HWPROV_RAISE(c->prov, HWPROV_R_OUT_OF_MEMORY, "%s: a copy of its key",
+			     c->alg->name);
+		return 0;
+	}
+	OPENSSL_clear_free(c->key, c->key_len);
+	c->key = copy;
+	c->key_len = key_len;
+	drop_kernel(c); /* keyed with the old one */
+	return 1;
+}
+
+int hwprov_hmac_message_init(void *message)
+{
+	return digest_init(message, NULL);
+}
+
+int hwprov_hmac_message_update(void *message, const unsigned char *in, size_t len)
+{
+	return digest_update(message, in, len);
+}
+
+int hwprov_hmac_message_final(void *message, unsigned char *out, size_t *outl, size_t outsize)
+{
+	return digest_final(message, out, outl, outsize);
+}

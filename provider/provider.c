@@ -175,6 +175,11 @@ static void build_algorithms(struct hwprov *prov)
 
 		if (!prov->config.enabled[a])
 			continue;
+		if (hwoff_alg_is_hmac(&hwoff_algs[a])) { /* one EVP_MAC for all: mac.c */
+			prov->macs[0] = (OSSL_ALGORITHM){ "HMAC", PROVIDER_PROPERTIES,
+							  hwprov_hmac_functions, NULL };
+			continue;
+		}
 		build_dispatch(prov->dispatch[a], a);
 		slot = hwoff_alg_is_digest(&hwoff_algs[a]) ? &prov->digests[digests++]
 							   : &prov->ciphers[ciphers++];
@@ -259,6 +264,8 @@ static const OSSL_ALGORITHM *provider_query(void *provctx, int operation_id, int
 		return prov->ciphers;
 	case OSSL_OP_DIGEST:
 		return prov->digests;
+	case OSSL_OP_MAC:
+		return prov->macs;
 	}
 	return NULL;
 }

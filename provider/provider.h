@@ -97,6 +97,15 @@ struct hwprov_software {
 			OSSL_FUNC_digest_init_fn *init;
 			OSSL_FUNC_digest_update_fn *update;
 			OSSL_FUNC_digest_final_fn *final;
+			/*
+			 * HMAC rows: the default provider's HMAC, whose newctx, freectx, dupctx,
+			 * update and final take the places above (their types are the same), and:
+			 */
+			OSSL_FUNC_mac_init_fn *mac_init;
+			OSSL_FUNC_mac_get_ctx_params_fn *get_ctx_params;
+			OSSL_FUNC_mac_set_ctx_params_fn *set_ctx_params;
+			OSSL_FUNC_mac_gettable_ctx_params_fn *gettable_ctx_params;
+			OSSL_FUNC_mac_settable_ctx_params_fn *settable_ctx_params;
 		} digest;
 	};
 };
@@ -134,7 +143,7 @@ struct hwprov {
 	 * one per message, and at 16 bytes two allocations more than OpenSSL's own cost a tenth.
 	 */
 	_Atomic(void *) spare_digest[HWOFF_ALG_COUNT];
-	const OSSL_ALGORITHM *software_algorithms[2]; /* queried: ciphers, digests */
+	const OSSL_ALGORITHM *software_algorithms[3]; /* queried: ciphers, digests, MACs */
 
 	OSSL_FUNC_core_new_error_fn *core_new_error;
 	OSSL_FUNC_core_set_error_debug_fn *core_set_error_debug;
@@ -142,6 +151,7 @@ struct hwprov {
 
 	OSSL_ALGORITHM ciphers[HWOFF_ALG_COUNT + 1];
 	OSSL_ALGORITHM digests[HWOFF_ALG_COUNT + 1];
+	OSSL_ALGORITHM macs[2]; /* HMAC, when some HMAC row is enabled */
 	OSSL_DISPATCH dispatch[HWOFF_ALG_COUNT][HWPROV_ROW_DISPATCH_MAX];
 };
 
@@ -240,6 +250,20 @@ void *hwprov_digest_newctx(struct hwprov *prov, const struct hwoff_alg *alg);
 void hwprov_digest_free_spares(struct hwprov *prov);
 /* The spare contexts' counts into the paths' counters, before the statistics are read. */
 void hwprov_digest_flush_spares(struct hwprov *prov);
+/*
+ * The messages of an HMAC row (digest.c, for mac.c): routed, buffered and streamed as a
+ * digest's, on the row's kernel drivers keyed with the key set, or in software, the default
+ * provider's HMAC context given at creation (and to a copy), which the caller keys and
+ * initialises for each message before hwprov_hmac_message_init(). NULL or 0: error raised.
+ */
+void *hwprov_hmac_message_new(struct hwprov *prov, const struct hwoff_alg *row, void *software);
+void *hwprov_hmac_message_dup(void *message, void *software);
+void hwprov_hmac_message_free(void *message);
+int hwprov_hmac_message_set_key(void *message, const unsigned char *key, size_t key_len);
+int hwprov_hmac_message_init(void *message);
+int hwprov_hmac_message_update(void *message, const unsigned char *in, size_t len);
+int hwprov_hmac_message_final(void *message, unsigned char *out, size_t *outl, size_t outsize);
+extern const OSSL_DISPATCH hwprov_hmac_functions[];
 int hwprov_cipher_get_params(const struct hwoff_alg *alg, OSSL_PARAM params[]);
 /* The keys hwprov_cipher_get_params() answers, for every cipher row (GCM's too). */
 const OSSL_PARAM *hwprov_cipher_gettable_params(void *provctx);

@@ -90,6 +90,52 @@ static void take_software_digest_functions(struct hwprov_software *sw, const OSS
 	}
 }
 
+static void take_software_mac_functions(struct hwprov_software *sw, const OSSL_DISPATCH *fn)
+{
+	for (; fn->function_id; fn++) {
+		switch (fn->function_id) {
+		case OSSL_FUNC_MAC_NEWCTX:
+			sw->digest.newctx = OSSL_FUNC_mac_newctx(fn);
+			break;
+		case OSSL_FUNC_MAC_FREECTX:
+			sw->digest.freectx = OSSL_FUNC_mac_freectx(fn);
+			break;
+		case OSSL_FUNC_MAC_DUPCTX:
+			sw->digest.dupctx = OSSL_FUNC_mac_dupctx(fn);
+			break;
+		case OSSL_FUNC_MAC_INIT:
+			sw->digest.mac_init = OSSL_FUNC_mac_init(fn);
+			break;
+		case OSSL_FUNC_MAC_UPDATE:
+			sw->digest.update = OSSL_FUNC_mac_update(fn);
+			break;
+		case OSSL_FUNC_MAC_FINAL:
+			sw->digest.final = OSSL_FUNC_mac_final(fn);
+			break;
+		case OSSL_FUNC_MAC_GET_CTX_PARAMS:
+			sw->digest.get_ctx_params = OSSL_FUNC_mac_get_ctx_params(fn);
+			break;
+		case OSSL_FUNC_MAC_SET_CTX_PARAMS:
+			sw->digest.set_ctx_params = OSSL_FUNC_mac_set_ctx_params(fn);
+			break;
+		case OSSL_FUNC_MAC_GETTABLE_CTX_PARAMS:
+			sw->digest.gettable_ctx_params = OSSL_FUNC_mac_gettable_ctx_params(fn);
+			break;
+		case OSSL_FUNC_MAC_SETTABLE_CTX_PARAMS:
+			sw->digest.settable_ctx_params = OSSL_FUNC_mac_settable_ctx_params(fn);
+			break;
+		}
+	}
+}
+
+/* The operation of a row's software implementation, and the index of its query. */
+static const int software_operations[3] = { OSSL_OP_CIPHER, OSSL_OP_DIGEST, OSSL_OP_MAC };
+
+static int software_query(const struct hwoff_alg *alg)
+{
+	return hwoff_alg_is_hmac(alg) ? 2 : hwoff_alg_is_digest(alg);
+}
+
 /*
  * Guards the first look-up of a row's software implementation, in every instance of the
  * provider. One lock for all, held across fork() (pthread_atfork): a child forked while another
@@ -118,7 +164,8 @@ static void software_lock_hold_across_fork(void)
 static int find_software(struct hwprov *prov, const struct hwoff_alg *alg)
 {
 	struct hwprov_software *sw = &prov->software[hwoff_alg_index(alg)];
-	bool digest = hwoff_alg_is_digest(alg);
+	int query = software_query(alg);
+	const char *name = hwoff_alg_is_hmac(alg) ? "HMAC" : alg->name;
 	const OSSL_ALGORITHM *a;
 	int no_cache;
 
@@ -131,18 +178,24 @@ static int find_software(struct hwprov *prov, const struct hwoff_alg *alg)
 		prov->software_provider = (OSSL_PROVIDER *)EVP_MD_get0_provider(md);
 		EVP_MD_free(md);
 	}
-	if (!prov->software_algorithms[digest])
-		prov->software_algorithms[digest] = OSSL_PROVIDER_query_operation(
-			prov->software_provider, digest ? OSSL_OP_DIGEST : OSSL_OP_CIPHER,
-			&no_cache);
-	for (a = prov->software_algorithms[digest]; a && a->algorithm_names; a++)
-		if (first_name_is(a->algorithm_names, alg->name))
+	if (!prov->software_algorithms[query])
+		prov->software_algorithms[query] = OSSL_PROVIDER_query_operation(
+			prov->software_provider, software_operations[query], &no_cache);
+	for (a = prov->software_algorithms[query]; a && a->algorithm_names; a++)
+		if (first_name_is(a->algorithm_names, name))
 			break;
 	if (!a || !a->algorithm_names)
 		return 0;
 	memset(sw, 0, sizeof(*sw));
 	sw->provctx = OSSL_PROVIDER_get0_provider_ctx(prov->software_provider);
-	if (digest) {
+	if (hwoff_alg_is_hmac(alg)) {
+		take_software_mac_functions(sw, a->implementation);
+		return sw->digest.newctx && sw->digest.freectx && sw->digest.dupctx &&
+		       sw->digest.mac_init && sw->digest.update && sw->digest.final &&
+		       sw->digest.get_ctx_params && sw->digest.set_ctx_params &&
+		       sw->digest.gettable_ctx_params && sw->digest.settable_ctx_params;
+	}
+	if (query) {
 		take_software_digest_functions(sw, a->implementation);
 		return sw->digest.newctx && sw->digest.freectx && sw->digest.dupctx &&
 		       sw->digest.init && sw->digest.update && sw->digest.final;
@@ -201,11 +254,11 @@ int hwprov_software_set_up(struct hwprov *prov, const OSSL_DISPATCH *in)
 
 void hwprov_software_tear_down(struct hwprov *prov)
 {
-	for (int digest = 0; digest < 2; digest++)
-		if (prov->software_algorithms[digest])
+	for (int query = 0; query < 3; query++)
+		if (prov->software_algorithms[query])
 			OSSL_PROVIDER_unquery_operation(prov->software_provider,
-							digest ? OSSL_OP_DIGEST : OSSL_OP_CIPHER,
-							prov->software_algorithms[digest]);
+							software_operations[query],
+							prov->software_algorithms[query]);
 	if (prov->default_provider)
 		OSSL_PROVIDER_unload(prov->default_provider);
 	OSSL_LIB_CTX_free(prov->libctx);

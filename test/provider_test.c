@@ -156,26 +156,38 @@ static size_t split(struct test_rng *rng, int how, size_t len, size_t *pieces)
 	}
 }
 
-/*
- * The i-th row of those whose messages stream (every row but GCM's, which provider_gcm.c
- * tests); stream_rows() of them.
- */
-static const struct hwoff_alg *row(size_t i)
+/* The plain ciphers and digests (GCM's and HMAC's rows: provider_gcm.c, provider_hmac.c). */
+static bool stream_row(const struct hwoff_alg *alg)
+{
+	return !hwoff_alg_is_aead(alg) && !hwoff_alg_is_hmac(alg);
+}
+
+const struct hwoff_alg *row_where(bool (*pick)(const struct hwoff_alg *), size_t i)
 {
 	for (size_t r = 0; r < HWOFF_ALG_COUNT; r++)
-		if (!hwoff_alg_is_aead(&hwoff_algs[r]) && !i--)
+		if (pick(&hwoff_algs[r]) && !i--)
 			return &hwoff_algs[r];
-	ck_abort_msg("no stream row %zu", i);
+	ck_abort_msg("no row %zu", i);
 	return NULL;
 }
 
-static size_t stream_rows(void)
+size_t rows_where(bool (*pick)(const struct hwoff_alg *))
 {
 	size_t n = 0;
 
 	for (size_t r = 0; r < HWOFF_ALG_COUNT; r++)
-		n += !hwoff_alg_is_aead(&hwoff_algs[r]);
+		n += pick(&hwoff_algs[r]);
 	return n;
+}
+
+static const struct hwoff_alg *row(size_t i)
+{
+	return row_where(stream_row, i);
+}
+
+static size_t stream_rows(void)
+{
+	return rows_where(stream_row);
 }
 
 /* Cipher len bytes of in through cipher in the given updates; returns the output length. */
@@ -743,6 +755,16 @@ static void count_digest(EVP_MD *md, void *rows)
 		count_row(EVP_MD_get0_name(md), rows);
 }
 
+/* HMAC: one EVP_MAC for every HMAC row. */
+static void count_mac(EVP_MAC *mac, void *rows)
+{
+	if (strcmp(OSSL_PROVIDER_get0_name(EVP_MAC_get0_provider(mac)), "hwoffload") != 0)
+		return;
+	ck_assert_str_eq(EVP_MAC_get0_name(mac), "HMAC");
+	for (size_t i = 0; i < HWOFF_ALG_COUNT; i++)
+		((size_t *)rows)[i] += hwoff_alg_is_hmac(&hwoff_algs[i]);
+}
+
 /* The algorithm table makes the provider's list: every row once, nothing else. */
 START_TEST(one_algorithm_per_row)
 {
@@ -752,6 +774,7 @@ START_TEST(one_algorithm_per_row)
 	load(&e, "auto", "yes");
 	EVP_CIPHER_do_all_provided(e.libctx, count_cipher, rows);
 	EVP_MD_do_all_provided(e.libctx, count_digest, rows);
+	EVP_MAC_do_all_provided(e.libctx, count_mac, rows);
 	for (size_t i = 0; i < HWOFF_ALG_COUNT; i++)
 		ck_assert_msg(rows[i] == 1, "%s offered %zu times", hwoff_algs[i].name, rows[i]);
 	unload(&e);
@@ -1182,7 +1205,9 @@ START_TEST(af_alg_refused)
 		const struct hwoff_alg *alg = &hwoff_algs[i];
 		unsigned char key[32] = { 7 }, iv[16] = { 9 };
 
-		if (hwoff_alg_is_digest(alg)) {
+		if (hwoff_alg_is_hmac(alg)) {
+			ck_assert_msg(hmac_matches_default(&e, alg, b.in, len), "%s", alg->name);
+		} else if (hwoff_alg_is_digest(alg)) {
 			EVP_MD *hw = EVP_MD_fetch(e.libctx, alg->name, "provider=hwoffload");
 			EVP_MD *ref = EVP_MD_fetch(e.libctx, alg->name, "provider=default");
 
@@ -1241,6 +1266,7 @@ static Suite *provider_suite(void)
 	tcase_add_test(tc, no_af_alg);
 #endif
 	provider_gcm_tests(tc);
+	provider_hmac_tests(tc);
 	suite_add_tcase(s, tc);
 	return s;
 }

@@ -1,15 +1,17 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * provider_test.h - what provider_test.c shares with provider_gcm.c: one provider_test binary,
- * built for the host and for the guest (PROVIDER_TEST_IN_GUEST).
+ * provider_test.h - what provider_test.c shares with provider_gcm.c and provider_hmac.c: one
+ * provider_test binary, built for the host and for the guest (PROVIDER_TEST_IN_GUEST).
  */
 #ifndef HWOFF_TEST_PROVIDER_TEST_H
 #define HWOFF_TEST_PROVIDER_TEST_H
 
 #include <check.h>
+#include <stdbool.h>
 
 #include <openssl/provider.h>
 
+#include "backend/algs.h"
 #include "backend/discover.h"
 
 #ifndef PROVIDER_TEST_IN_GUEST
@@ -38,7 +40,15 @@ long long path_counter(const struct env *e, const char *path, const char *counte
 const char *engine_driver(const char *kernel_name, enum hwoff_impl_class class);
 #endif
 
-/* provider_gcm.c's tests, added to provider_test's case. */
+/* The i-th row for which pick() holds (ck_abort past the last); how many there are. */
+const struct hwoff_alg *row_where(bool (*pick)(const struct hwoff_alg *), size_t i);
+size_t rows_where(bool (*pick)(const struct hwoff_alg *));
+
+/* provider_gcm.c's and provider_hmac.c's tests, added to provider_test's case. */
 void provider_gcm_tests(TCase *tc);
+void provider_hmac_tests(TCase *tc);
+/* Whether hwoffload's HMAC of row's digest gives the default provider's for len bytes of in. */
+bool hmac_matches_default(const struct env *e, const struct hwoff_alg *row, const unsigned char *in,
+			  size_t len);
 
 #endif

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include <openssl/core_names.h>
 #include <openssl/err.h>
 #include <openssl/params.h>
 
@@ -41,10 +42,15 @@ void prov_env_load(struct prov_env *e, const char *mode, const char *fallback)
 		ck_abort_msg("hwoffload or default does not load (mode=%s fallback=%s)", mode,
 			     fallback);
 	}
+	e->hw_hmac = EVP_MAC_fetch(e->libctx, "HMAC", "provider=hwoffload");
+	e->ref_hmac = EVP_MAC_fetch(e->libctx, "HMAC", "provider=default");
+	ck_assert_msg(e->hw_hmac && e->ref_hmac, "HMAC: not fetched");
 	for (size_t i = 0; i < HWOFF_ALG_COUNT; i++) {
 		const char *name = hwoff_algs[i].name;
 
-		if (hwoff_alg_is_digest(&hwoff_algs[i])) {
+		if (hwoff_alg_is_hmac(&hwoff_algs[i])) {
+			continue;
+		} else if (hwoff_alg_is_digest(&hwoff_algs[i])) {
 			e->hw_md[i] = EVP_MD_fetch(e->libctx, name, "provider=hwoffload");
 			e->ref_md[i] = EVP_MD_fetch(e->libctx, name, "provider=default");
 			ck_assert_msg(e->hw_md[i] && e->ref_md[i], "%s: not fetched", name);
@@ -64,6 +70,8 @@ void prov_env_unload(struct prov_env *e)
 		EVP_CIPHER_free(e->hw_cipher[i]);
 		EVP_CIPHER_free(e->ref_cipher[i]);
 	}
+	EVP_MAC_free(e->hw_hmac);
+	EVP_MAC_free(e->ref_hmac);
 	OSSL_PROVIDER_unload(e->hw);
 	OSSL_PROVIDER_unload(e->ref);
 	OSSL_LIB_CTX_free(e->libctx);
@@ -216,6 +224,66 @@ static enum case_result differs(const struct case_spec *s, char *why, size_t why
 	return CASE_WRONG;
 }
 
+/* A digest's or an HMAC row's context: the same steps through EVP_MD or EVP_MAC. */
+struct hasher {
+	EVP_MD_CTX *md;
+	EVP_MAC_CTX *mac;
+};
+
+/* A hasher of s's row from hwoffload (hw) or the default provider, initialised; NULL name. */
+static const char *hasher_init(const struct prov_env *e, const struct case_spec *s, bool hw,
+			       struct hasher *h)
+{
+	size_t row = hwoff_alg_index(s->alg);
+
+	*h = (struct hasher){ NULL, NULL };
+	if (hwoff_alg_is_hmac(s->alg)) {
+		OSSL_PARAM params[] = { OSSL_PARAM_utf8_string(OSSL_MAC_PARAM_DIGEST,
+							       (char *)s->alg->hmac_of->name, 0),
+					OSSL_PARAM_END };
+
+		h->mac = EVP_MAC_CTX_new(hw ? e->hw_hmac : e->ref_hmac);
+		return h->mac && EVP_MAC_init(h->mac, s->key, sizeof(s->key), params)
+			       ? NULL
+			       : "EVP_MAC_init";
+	}
+	h->md = EVP_MD_CTX_new();
+	return h->md && EVP_DigestInit_ex2(h->md, hw ? e->hw_md[row] : e->ref_md[row], NULL)
+		       ? NULL
+		       : "EVP_DigestInit_ex2";
+}
+
+static bool hasher_update(struct hasher *h, const unsigned char *in, size_t len)
+{
+	return h->mac ? EVP_MAC_update(h->mac, in, len) : EVP_DigestUpdate(h->md, in, len);
+}
+
+static bool hasher_copy(struct hasher *to, const struct hasher *from)
+{
+	if (from->mac)
+		return (to->mac = EVP_MAC_CTX_dup(from->mac)) != NULL;
+	to->md = EVP_MD_CTX_new();
+	return to->md && EVP_MD_CTX_copy_ex(to->md, from->md);
+}
+
+static bool hasher_final(struct hasher *h, unsigned char *out, size_t *out_len)
+{
+	unsigned int n;
+
+	if (h->mac)
+		return EVP_MAC_final(h->mac, out, out_len, EVP_MAX_MD_SIZE);
+	if (!EVP_DigestFinal_ex(h->md, out, &n))
+		return false;
+	*out_len = n;
+	return true;
+}
+
+static void hasher_free(struct hasher *h)
+{
+	EVP_MD_CTX_free(h->md);
+	EVP_MAC_CTX_free(h->mac);
+}
+
 /*
  * The reference: the default provider, one update from an aligned buffer. GCM has no AAD here
  * (provider_gcm.c tests it); its encryption writes the tag to s->tag, its decryption checks it.
@@ -228,10 +296,13 @@ static size_t reference(const struct prov_env *e, struct case_spec *s, const uns
 	int n = 0, fin = 0;
 
 	if (hwoff_alg_is_digest(s->alg)) {
-		unsigned int md_len = 0;
+		struct hasher h;
+		size_t md_len = (size_t)-1;
 
-		if (!EVP_Digest(in, s->len, out, &md_len, e->ref_md[row], NULL))
-			return (size_t)-1;
+		if (hasher_init(e, s, false, &h) || !hasher_update(&h, in, s->len) ||
+		    !hasher_final(&h, out, &md_len))
+			md_len = (size_t)-1;
+		hasher_free(&h);
 		return md_len;
 	}
 	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
@@ -266,11 +337,11 @@ static void draw(struct test_rng *rng, const struct case_sizes *sizes, struct ca
 	s->len = case_len(rng, sizes);
 	s->in_off = test_rng_range(rng, 0, MISALIGN - 1);
 	s->out_off = test_rng_range(rng, 0, MISALIGN - 1);
+	test_rng_fill(rng, s->key, sizeof(s->key)); /* HMAC's too */
 	if (hwoff_alg_is_digest(s->alg))
 		return;
 	s->enc = (int)test_rng_range(rng, 0, 1);
 	s->padding = !stream_mode(s->alg) && test_rng_range(rng, 0, 1);
-	test_rng_fill(rng, s->key, sizeof(s->key));
 	test_rng_fill(rng, s->iv, sizeof(s->iv));
 	s->in_place = test_rng_range(rng, 0, 3) == 0 && in_place_allowed(s);
 	/* Without padding ECB and CBC take whole blocks. */
@@ -296,42 +367,40 @@ static void draw_split(struct test_rng *rng, struct case_spec *s)
 static enum case_result digest_case(const struct prov_env *e, struct case_spec *s,
 				    struct case_buffers *b, char *why, size_t why_len)
 {
-	size_t row = hwoff_alg_index(s->alg), md_len = s->alg->digest_bytes, off = 0;
+	size_t md_len = s->alg->digest_bytes, off = 0, n;
 	unsigned char *in = b->in + s->in_off, md[64], md_copy[64];
-	EVP_MD_CTX *ctx = EVP_MD_CTX_new(), *copy = NULL;
+	struct hasher ctx, copy = { NULL, NULL };
 	enum case_result r = CASE_RIGHT;
-	const char *call = NULL;
-	unsigned int n;
+	const char *call = hasher_init(e, s, true, &ctx);
+	bool copied = false;
 
-	if (!ctx || !EVP_DigestInit_ex2(ctx, e->hw_md[row], NULL))
-		call = "EVP_DigestInit_ex2";
 	for (size_t i = 0; !call && i <= s->count; i++) {
 		if (i == s->copy_after) {
-			copy = EVP_MD_CTX_new();
-			if (!copy || !EVP_MD_CTX_copy_ex(copy, ctx)) {
-				call = "EVP_MD_CTX_copy_ex";
+			copied = true;
+			if (!hasher_copy(&copy, &ctx)) {
+				call = "a copy of the context";
 				break;
 			}
 		}
 		if (i == s->count)
 			break;
-		if (!EVP_DigestUpdate(ctx, in + off, s->pieces[i]) ||
-		    (copy && !EVP_DigestUpdate(copy, in + off, s->pieces[i])))
-			call = "EVP_DigestUpdate";
+		if (!hasher_update(&ctx, in + off, s->pieces[i]) ||
+		    (copied && !hasher_update(&copy, in + off, s->pieces[i])))
+			call = "an update";
 		off += s->pieces[i];
 	}
-	if (!call && !EVP_DigestFinal_ex(ctx, md, &n))
-		call = "EVP_DigestFinal_ex";
-	if (!call && copy && !EVP_DigestFinal_ex(copy, md_copy, &n))
-		call = "EVP_DigestFinal_ex of the copy";
+	if (!call && !hasher_final(&ctx, md, &n))
+		call = "the final";
+	if (!call && copied && !hasher_final(&copy, md_copy, &n))
+		call = "the copy's final";
 	if (call)
 		r = failed(s, why, why_len, call);
 	if (r == CASE_RIGHT)
 		r = differs(s, why, why_len, "digest", md, b->ref, md_len, md_len);
-	if (r == CASE_RIGHT && copy)
+	if (r == CASE_RIGHT && copied)
 		r = differs(s, why, why_len, "the copy's digest", md_copy, b->ref, md_len, md_len);
-	EVP_MD_CTX_free(ctx);
-	EVP_MD_CTX_free(copy);
+	hasher_free(&ctx);
+	hasher_free(&copy);
 	return r;
 }
 

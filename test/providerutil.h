@@ -29,7 +29,8 @@ struct prov_env {
 	OSSL_PROVIDER *hw, *ref;
 	/* by row of hwoff_algs[]; NULL for digests */
 	EVP_CIPHER *hw_cipher[HWOFF_ALG_COUNT], *ref_cipher[HWOFF_ALG_COUNT];
-	EVP_MD *hw_md[HWOFF_ALG_COUNT], *ref_md[HWOFF_ALG_COUNT];
+	EVP_MD *hw_md[HWOFF_ALG_COUNT], *ref_md[HWOFF_ALG_COUNT]; /* NULL for HMAC rows */
+	EVP_MAC *hw_hmac, *ref_hmac; /* HMAC rows: with their digest's name */
 };
 
 /* Loads both with HWOFFLOAD_MODE=mode and HWOFFLOAD_FALLBACK=fallback (ck_assert on failure). */
