@@ -21,6 +21,30 @@ static const char *const env_keys[] = { "HWOFFLOAD_MODE",	"HWOFFLOAD_TABLE",
 					"HWOFFLOAD_ALGORITHMS", "HWOFFLOAD_STATS" };
 #define ENV_KEYS (sizeof(env_keys) / sizeof(env_keys[0]))
 
+/*
+ * An HMAC of properties' provider with row's digest. The default provider's HMAC is given its
+ * digest from the default provider too (it would fetch hwoffload's otherwise); hwoffload's picks
+ * its own.
+ */
+static EVP_MAC_CTX *hmac_with_digest(const struct prov_env *e, const char *properties,
+				     const struct hwoff_alg *row)
+{
+	OSSL_PARAM params[] = {
+		OSSL_PARAM_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)row->hmac_of->name, 0),
+		OSSL_PARAM_utf8_string(OSSL_MAC_PARAM_PROPERTIES, (char *)properties, 0),
+		OSSL_PARAM_END
+	};
+	EVP_MAC *mac = EVP_MAC_fetch(e->libctx, "HMAC", properties);
+	EVP_MAC_CTX *ctx = mac ? EVP_MAC_CTX_new(mac) : NULL;
+
+	if (strcmp(properties, "provider=default") != 0)
+		params[1] = (OSSL_PARAM)OSSL_PARAM_END;
+	EVP_MAC_free(mac);
+	ck_assert_msg(ctx && EVP_MAC_CTX_set_params(ctx, params), "%s (%s): not fetched", row->name,
+		      properties);
+	return ctx;
+}
+
 void prov_env_load(struct prov_env *e, const char *mode, const char *fallback)
 {
 	const char *dir = getenv("HWOFFLOAD_PROVIDER_DIR");
@@ -42,14 +66,12 @@ void prov_env_load(struct prov_env *e, const char *mode, const char *fallback)
 		ck_abort_msg("hwoffload or default does not load (mode=%s fallback=%s)", mode,
 			     fallback);
 	}
-	e->hw_hmac = EVP_MAC_fetch(e->libctx, "HMAC", "provider=hwoffload");
-	e->ref_hmac = EVP_MAC_fetch(e->libctx, "HMAC", "provider=default");
-	ck_assert_msg(e->hw_hmac && e->ref_hmac, "HMAC: not fetched");
 	for (size_t i = 0; i < HWOFF_ALG_COUNT; i++) {
 		const char *name = hwoff_algs[i].name;
 
 		if (hwoff_alg_is_hmac(&hwoff_algs[i])) {
-			continue;
+			e->hw_hmac[i] = hmac_with_digest(e, "provider=hwoffload", &hwoff_algs[i]);
+			e->ref_hmac[i] = hmac_with_digest(e, "provider=default", &hwoff_algs[i]);
 		} else if (hwoff_alg_is_digest(&hwoff_algs[i])) {
 			e->hw_md[i] = EVP_MD_fetch(e->libctx, name, "provider=hwoffload");
 			e->ref_md[i] = EVP_MD_fetch(e->libctx, name, "provider=default");
@@ -69,9 +91,9 @@ void prov_env_unload(struct prov_env *e)
 		EVP_MD_free(e->ref_md[i]);
 		EVP_CIPHER_free(e->hw_cipher[i]);
 		EVP_CIPHER_free(e->ref_cipher[i]);
+		EVP_MAC_CTX_free(e->hw_hmac[i]);
+		EVP_MAC_CTX_free(e->ref_hmac[i]);
 	}
-	EVP_MAC_free(e->hw_hmac);
-	EVP_MAC_free(e->ref_hmac);
 	OSSL_PROVIDER_unload(e->hw);
 	OSSL_PROVIDER_unload(e->ref);
 	OSSL_LIB_CTX_free(e->libctx);
@@ -238,12 +260,8 @@ static const char *hasher_init(const struct prov_env *e, const struct case_spec 
 
 	*h = (struct hasher){ NULL, NULL };
 	if (hwoff_alg_is_hmac(s->alg)) {
-		OSSL_PARAM params[] = { OSSL_PARAM_utf8_string(OSSL_MAC_PARAM_DIGEST,
-							       (char *)s->alg->hmac_of->name, 0),
-					OSSL_PARAM_END };
-
-		h->mac = EVP_MAC_CTX_new(hw ? e->hw_hmac : e->ref_hmac);
-		return h->mac && EVP_MAC_init(h->mac, s->key, sizeof(s->key), params)
+		h->mac = EVP_MAC_CTX_dup(hw ? e->hw_hmac[row] : e->ref_hmac[row]);
+		return h->mac && EVP_MAC_init(h->mac, s->key, sizeof(s->key), NULL)
 			       ? NULL
 			       : "EVP_MAC_init";
 	}

@@ -30,7 +30,12 @@ struct prov_env {
 	/* by row of hwoff_algs[]; NULL for digests */
 	EVP_CIPHER *hw_cipher[HWOFF_ALG_COUNT], *ref_cipher[HWOFF_ALG_COUNT];
 	EVP_MD *hw_md[HWOFF_ALG_COUNT], *ref_md[HWOFF_ALG_COUNT]; /* NULL for HMAC rows */
-	EVP_MAC *hw_hmac, *ref_hmac; /* HMAC rows: with their digest's name */
+	/*
+	 * HMAC rows: contexts with the digest set and no key, which a case dups and keys. The
+	 * digest is fetched here, once: a fetch in a child forked while a thread held a store's
+	 * lock would wait for ever (OpenSSL 3.0's locks have no fork handlers).
+	 */
+	EVP_MAC_CTX *hw_hmac[HWOFF_ALG_COUNT], *ref_hmac[HWOFF_ALG_COUNT];
 };
 
 /* Loads both with HWOFFLOAD_MODE=mode and HWOFFLOAD_FALLBACK=fallback (ck_assert on failure). */

@@ -109,8 +109,7 @@ struct streams {
 	size_t done; /* ciphertext bytes out before the cut */
 };
 
-/* A cipher row, or a digest row (an HMAC row's messages are a digest's: provider_stress has them).
- */
+/* A cipher row, or a plain digest's (the fork cases of HMAC rows come from case_run()). */
 static const struct hwoff_alg *random_row(struct test_rng *rng, bool digest)
 {
 	const struct hwoff_alg *alg;
