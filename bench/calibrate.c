@@ -9,7 +9,9 @@
  *   measurements.csv  every sample
  *   plot.gp, ALG.png  throughput over size per algorithm, one line per path and direction,
  *                     the throughput table's crossovers marked (PNGs when gnuplot runs here)
- * and sets the bundled engine's auto driver thresholds in sysfs to the PIO/DMA crossovers.
+ *   thresholds        the bundled engine's auto driver thresholds, the PIO/DMA crossovers, for
+ *                     kernel/hwoffload-thresholds to apply when the engine binds (at boot)
+ * and sets those thresholds in sysfs.
  */
 #define _GNU_SOURCE /* asprintf */
 #include <errno.h>
@@ -294,9 +296,11 @@ static int cmp_uint(const void *a, const void *b)
 /*
  * For each kernel algorithm with the engine's PIO and DMA drivers, the median of its rows' and
  * directions' PIO/DMA crossovers (one threshold serves AES-128, -192 and -256, both ways),
- * written to sysfs when set is true. Appends what it did to report.
+ * written to saved ("threshold_cbc 23170" lines) and to sysfs when set is true. Appends what it
+ * did to report.
  */
-static void set_thresholds(const struct cal_run *run, bool set, char *report, size_t report_len)
+static void set_thresholds(const struct cal_run *run, bool set, FILE *saved, char *report,
+			   size_t report_len)
 {
 	for (size_t i = 0; i < run->subject_count; i++) {
 		const char *kernel_name = run->subjects[i].alg->kernel_name;
@@ -318,6 +322,7 @@ static void set_thresholds(const struct cal_run *run, bool set, char *report, si
 		qsort(values, count, sizeof(values[0]), cmp_uint);
 		value = values[count / 2];
 		threshold_name(run->subjects[i].alg, name, sizeof(name));
+		fprintf(saved, "%s %u\n", name, value);
 		snprintf(pattern, sizeof(pattern), "/sys/bus/pci/devices/*/hwoffload/%s", name);
 		if (!set || glob(pattern, 0, NULL, &g) || g.gl_pathc != 1) {
 			hwoff_appendf(report, report_len, "%s: PIO/DMA crossover %u bytes: %s\n",
@@ -520,7 +525,14 @@ int main(int argc, char **argv)
 	ret |= close_out(csv, o.out, "measurements.csv");
 
 	report_stability(&run, report, sizeof(report));
-	set_thresholds(&run, o.set_thresholds, report, sizeof(report));
+	f = open_out(o.out, "thresholds");
+	fprintf(f,
+		"# The hwoffload engine's auto driver thresholds (sysfs hwoffload/threshold_*), "
+		"bytes:\n# the PIO/DMA crossovers measured by hwoffload-calibrate %s. Install as "
+		"%s\n# for kernel/hwoffload-thresholds to apply when the engine binds.\n",
+		PACKAGE_VERSION, CAL_THRESHOLDS_FILE);
+	set_thresholds(&run, o.set_thresholds, f, report, sizeof(report));
+	ret |= close_out(f, o.out, "thresholds");
 	describe(comment, sizeof(comment), &o, &run, report);
 	t = cal_table(&run, o.objectives, report, sizeof(report), &left_out);
 	if (!t) {
@@ -541,7 +553,9 @@ int main(int argc, char **argv)
 	fputs(run.notes, stdout);
 	fputs(run.limits, stdout);
 	fputs(report, stdout);
-	printf("table: %s/path-table\nmeasurements: %s/measurements.csv\n", o.out, o.out);
+	printf("table: %s/path-table\nmeasurements: %s/measurements.csv\nthresholds: "
+	       "%s/thresholds\n",
+	       o.out, o.out, o.out);
 	cal_run_free(&run);
 	return ret ? 1 : 0;
 }
