@@ -6,15 +6,21 @@
  * read it top to bottom: AF_ALG, the kernel's implementations by algorithm with their class,
  * then the path table in use (the default one built from discovery, or --table FILE) with its
  * fingerprint, its paths and its routes. With --table, a table that does not load is reported
- * as FILE:LINE: reason on stderr and the exit status is 1.
+ * as FILE:LINE: reason on stderr and the exit status is 1. With --provider, what hwoffload.so
+ * reports when loaded here; with --stats, the statistics running processes keep in stats_dir.
  */
 #define _GNU_SOURCE /* strerrorname_np, open_memstream */
+#include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <sys/utsname.h>
+#include <time.h>
 
 #include <openssl/err.h>
 #include <openssl/params.h>
@@ -27,7 +33,8 @@
 #include "backend/table.h"
 #include "backend/table_file.h"
 
-#define WARNINGS_MAX 4096
+#define WARNINGS_MAX	  4096
+#define STATS_DIR_DEFAULT "/run/hwoffload"
 
 static const char *const class_legend =
 	"cpu = in the kernel on the CPU (software), engine-auto/-pio/-dma = the bundled "
@@ -36,14 +43,16 @@ static const char *const class_legend =
 static void usage(FILE *out)
 {
 	fprintf(out,
-		"usage: hwoffload-info [--table FILE] [--provider DIR]\n"
+		"usage: hwoffload-info [--table FILE] [--provider DIR] [--stats[=DIR]]\n"
 		"Says whether AF_ALG works here and why not, lists the kernel's implementations\n"
 		"of the algorithms hwoffload serves with their class, and shows the path table:\n"
 		"the one built from them, or FILE, which is validated first (exit status 1 and\n"
 		"FILE:LINE: reason when it does not load). With --provider, loads hwoffload.so\n"
 		"from DIR with this environment's configuration (HWOFFLOAD_MODE ...) and shows\n"
 		"what it reports: AF_ALG, mode, objective, table and its warnings (exit status 1\n"
-		"when it does not load). Exit status 2 on a usage error.\n");
+		"when it does not load). With --stats, shows the statistics that running\n"
+		"processes keep in DIR (default " STATS_DIR_DEFAULT ", the provider's stats_dir).\n"
+		"Exit status 2 on a usage error.\n");
 }
 
 /* AF_ALG as a whole; returns whether it works. */
@@ -228,7 +237,8 @@ static bool print_provider(const char *dir)
 					    "hwoffload-mode",
 					    "hwoffload-objective",
 					    "hwoffload-table",
-					    "hwoffload-table-warnings" };
+					    "hwoffload-table-warnings",
+					    "hwoffload-statistics-file" };
 	OSSL_LIB_CTX *libctx = OSSL_LIB_CTX_new();
 	OSSL_PROVIDER *prov = NULL;
 	bool ok = false;
@@ -262,11 +272,92 @@ out:
 	return ok;
 }
 
+/* The command name of process pid, or "gone" when there is none (kill(): EPERM is alive). */
+static bool process_name(pid_t pid, char *buf, size_t size)
+{
+	char path[64];
+	FILE *f;
+
+	snprintf(buf, size, "?");
+	if (kill(pid, 0) && errno == ESRCH)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	f = fopen(path, "r");
+	if (f) {
+		if (fgets(buf, (int)size, f))
+			buf[strcspn(buf, "\n")] = '\0';
+		fclose(f);
+	}
+	return true;
+}
+
+/*
+ * The statistics files that providers loaded with stats_dir = dir keep up to date
+ * (hwoffload.PID.INSTANCE, rewritten at most once a second while requests flow, removed at
+ * unload): a process's header and a line per path. A file whose process is gone is named as left
+ * behind. Returns false when dir cannot be read.
+ */
+static bool print_statistics(const char *dir)
+{
+	struct dirent **names;
+	int n = scandir(dir, &names, NULL, alphasort), shown = 0;
+
+	printf("statistics-dir: %s\n", dir);
+	if (n < 0) {
+		printf("statistics-process: none: %s cannot be read: %s\n", dir, strerror(errno));
+		return false;
+	}
+	for (int i = 0; i < n; i++) {
+		char path[PATH_MAX], comm[64], line[1024];
+		unsigned int instance;
+		struct timespec now;
+		struct stat st;
+		int pid, end = 0;
+		FILE *f;
+
+		if (sscanf(names[i]->d_name, "hwoffload.%d.%u%n", &pid, &instance, &end) != 2 ||
+		    names[i]->d_name[end] || pid <= 0)
+			continue;
+		snprintf(path, sizeof(path), "%s/%s", dir, names[i]->d_name);
+		shown++;
+		if (!process_name(pid, comm, sizeof(comm))) {
+			printf("statistics-process: %d gone (%s left behind: the process ended "
+			       "without unloading hwoffload)\n",
+			       pid, path);
+			continue;
+		}
+		f = fopen(path, "r");
+		if (!f || fstat(fileno(f), &st)) {
+			printf("statistics-process: %d %s (%s: %s)\n", pid, comm, path,
+			       strerror(errno));
+			if (f)
+				fclose(f);
+			continue;
+		}
+		clock_gettime(CLOCK_REALTIME, &now);
+		printf("statistics-process: %d %s (%s, written %.1f s ago)\n", pid, comm, path,
+		       (double)(now.tv_sec - st.st_mtim.tv_sec) +
+			       (now.tv_nsec - st.st_mtim.tv_nsec) / 1e9);
+		for (bool first = true; fgets(line, sizeof(line), f); first = false)
+			printf("statistics-%s: %s", first ? "provider" : "path", line);
+		fclose(f);
+	}
+	for (int i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	if (!shown)
+		printf("statistics-process: none (no process keeps its statistics here: set "
+		       "stats_dir = %s in hwoffload's openssl.cnf section)\n",
+		       dir);
+	return true;
+}
+
 int main(int argc, char **argv)
 {
 	static const struct option options[] = {
 		{ "table", required_argument, NULL, 't' },
 		{ "provider", required_argument, NULL, 'p' },
+		{ "stats", optional_argument, NULL, 's' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -274,16 +365,18 @@ int main(int argc, char **argv)
 	struct hwoff_discovery *d = &discovery;
 	struct hwoff_probe probe = { 0 };
 	struct hwoff_table *t;
-	const char *file = NULL, *provider_dir = NULL;
+	const char *file = NULL, *provider_dir = NULL, *stats_dir = NULL;
 	char err[512];
 	bool af_alg;
 	int opt, ret;
 
-	while ((opt = getopt_long(argc, argv, "t:p:h", options, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "t:p:s::h", options, NULL)) != -1) {
 		if (opt == 't') {
 			file = optarg;
 		} else if (opt == 'p') {
 			provider_dir = optarg;
+		} else if (opt == 's') {
+			stats_dir = optarg ? optarg : STATS_DIR_DEFAULT;
 		} else if (opt == 'h') {
 			usage(stdout);
 			return 0;
@@ -327,6 +420,8 @@ int main(int argc, char **argv)
 	ret = print_table(t, file, d, af_alg, probe.reason);
 	hwoff_table_free(t);
 	if (provider_dir && !print_provider(provider_dir))
+		ret = 1;
+	if (stats_dir && !print_statistics(stats_dir))
 		ret = 1;
 	return ret ? 1 : 0;
 }

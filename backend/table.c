@@ -54,7 +54,7 @@ bool hwoff_direction_fits(const struct hwoff_alg *alg, enum hwoff_direction dire
 	return direction == HWOFF_ENCRYPT || direction == HWOFF_DECRYPT;
 }
 
-static uint64_t now_ns(void)
+uint64_t hwoff_now_ns(void)
 {
 	struct timespec ts;
 
@@ -75,10 +75,9 @@ static bool claim_retry(struct hwoff_path *path)
 	if (state != PATH_FAILED && state != PATH_TRYING)
 		return false;
 	at = atomic_load_explicit(&path->retry_at, memory_order_relaxed);
-	now = now_ns();
-	if (now < at ||
-	    !atomic_compare_exchange_strong(&path->retry_at, &at,
-					    now + atomic_load(&path->backoff_ns)))
+	now = hwoff_now_ns();
+	if (now < at || !atomic_compare_exchange_strong(&path->retry_at, &at,
+							now + atomic_load(&path->backoff_ns)))
 		return false;
 	return state == PATH_TRYING ||
 	       atomic_compare_exchange_strong(&path->state, &state, PATH_TRYING);
@@ -359,7 +358,7 @@ bool hwoff_path_failed(struct hwoff_path *path, const char *reason, uint64_t bac
 
 	if (!take_for_marking(path, from, 2, &was))
 		return false;
-	now = now_ns();
+	now = hwoff_now_ns();
 	backoff = atomic_load_explicit(&path->backoff_ns, memory_order_relaxed) * 2;
 	if (was == PATH_USABLE) {
 		snprintf(path->unusable_reason, sizeof(path->unusable_reason), "%s", reason);
@@ -385,7 +384,7 @@ void hwoff_path_served(struct hwoff_path *path)
 	if (atomic_load_explicit(&path->state, memory_order_relaxed) != PATH_TRYING ||
 	    !take_for_marking(path, from, 1, &was))
 		return;
-	hwoff_count_recovery(&path->counters, now_ns() - path->failed_at);
+	hwoff_count_recovery(&path->counters, hwoff_now_ns() - path->failed_at);
 	path->failures_in_row = 0;
 	atomic_store_explicit(&path->state, PATH_USABLE, memory_order_release);
 }
@@ -404,7 +403,8 @@ const char *hwoff_path_unusable_reason(const struct hwoff_path *path)
 long long hwoff_path_retry_in_ms(const struct hwoff_path *path)
 {
 	int state = atomic_load_explicit(&path->state, memory_order_acquire);
-	uint64_t at = atomic_load_explicit(&path->retry_at, memory_order_relaxed), now = now_ns();
+	uint64_t at = atomic_load_explicit(&path->retry_at, memory_order_relaxed),
+		 now = hwoff_now_ns();
 
 	if (state != PATH_FAILED && state != PATH_TRYING)
 		return -1;

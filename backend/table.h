@@ -174,7 +174,8 @@ void hwoff_path_served(struct hwoff_path *path);
 bool hwoff_path_usable(const struct hwoff_path *path);
 /* Why the path is out of service, or NULL while it is usable. */
 const char *hwoff_path_unusable_reason(const struct hwoff_path *path);
-/* While failed: the milliseconds until its next try (0: due); -1 when usable or unusable for good. */
+/* While failed: the milliseconds until its next try (0: due); -1 when usable or unusable for good.
+ */
 long long hwoff_path_retry_in_ms(const struct hwoff_path *path);
 /* Every kernel path, e.g. when the AF_ALG probe fails. */
 void hwoff_table_mark_kernel_paths_unusable(struct hwoff_table *t, const char *reason);
@@ -199,6 +200,8 @@ const char *hwoff_objective_name(enum hwoff_objective objective);
 
 /* Whether alg takes direction: digest for a digest, encrypt and decrypt for a cipher. */
 bool hwoff_direction_fits(const struct hwoff_alg *alg, enum hwoff_direction direction);
+/* CLOCK_MONOTONIC in ns: the clock of a path's back-off (and of the provider's statistics file). */
+uint64_t hwoff_now_ns(void);
 
 /* A kernel driver name: letters, digits, - _ . , and balanced parentheses ("cbc(aes-generic)"). */
 bool hwoff_driver_name_valid(const char *name);

@@ -42,7 +42,7 @@ static void cipher_freectx(void *vctx)
 
 	if (!c)
 		return;
-	hwprov_tally_flush(&c->tally);
+	hwprov_tally_flush(c->prov, &c->tally);
 	cipher_drop_kernel_sessions(c);
 	if (c->software)
 		c->sw->cipher.freectx(c->software);
@@ -99,7 +99,7 @@ static int enter_tls(struct cipher_ctx *c)
 static int cipher_init(struct cipher_ctx *c, bool encrypt, const unsigned char *key, size_t keylen,
 		       const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
 {
-	hwprov_tally_flush(&c->tally);
+	hwprov_tally_flush(c->prov, &c->tally);
 	if (c->tls) {
 		c->keyed |= key != NULL;
 		return (encrypt ? c->sw->cipher.encrypt_init : c->sw->cipher.decrypt_init)(
@@ -114,7 +114,8 @@ static int cipher_init(struct cipher_ctx *c, bool encrypt, const unsigned char *
 				     c->alg->key_bytes, keylen);
 			return 0;
 		}
-		/* the same key again: the kernel sessions have it (the next request sends the IV) */
+		/* the same key again: the kernel sessions have it (the next request sends the IV)
+		 */
 		if (!c->keyed || CRYPTO_memcmp(c->key, key, keylen))
 			cipher_drop_kernel_sessions(c);
 		memcpy(c->key, key, keylen);
@@ -200,7 +201,7 @@ static int delegated_update(struct cipher_ctx *c, unsigned char *out, size_t *ou
 	if (!c->sw->cipher.update(c->software, out, outl, outsize, in, inl))
 		return 0;
 	if (inl)
-		hwprov_tally_add(&c->tally, hwoff_router_software(&c->prov->router), inl);
+		hwprov_tally_add(c->prov, &c->tally, hwoff_router_software(&c->prov->router), inl);
 	return 1;
 }
 
@@ -211,7 +212,7 @@ static int delegated_cipher(struct cipher_ctx *c, unsigned char *out, size_t *ou
 	if (!c->sw->cipher.cipher(c->software, out, outl, outsize, in, inl))
 		return 0;
 	if (inl)
-		hwprov_tally_add(&c->tally, hwoff_router_software(&c->prov->router), inl);
+		hwprov_tally_add(c->prov, &c->tally, hwoff_router_software(&c->prov->router), inl);
 	return 1;
 }
 

@@ -135,7 +135,7 @@ static void gcm_freectx(void *vctx)
 
 	if (!c)
 		return;
-	hwprov_tally_flush(&c->tally);
+	hwprov_tally_flush(c->prov, &c->tally);
 	drop_kernel_sessions(c);
 	c->sw->cipher.freectx(c->software);
 	OPENSSL_clear_free(c->msg, c->msg_cap);
@@ -211,7 +211,7 @@ static int gcm_init(struct gcm_ctx *c, bool encrypt, const unsigned char *key, s
 	OSSL_FUNC_cipher_encrypt_init_fn *init =
 		encrypt ? c->sw->cipher.encrypt_init : c->sw->cipher.decrypt_init;
 
-	hwprov_tally_flush(&c->tally);
+	hwprov_tally_flush(c->prov, &c->tally);
 	c->encrypt = encrypt;
 	if (!init(c->software, key, keylen, iv, ivlen, NULL))
 		return 0;
@@ -371,13 +371,13 @@ static enum engine_outcome engine_message(struct gcm_ctx *c, struct hwoff_path *
 	}
 	if (!ret) {
 		hwoff_path_served(path);
-		hwprov_tally_add(&c->tally, path, aad_len + len);
+		hwprov_tally_add(c->prov, &c->tally, path, aad_len + len);
 		return ENGINE_DONE;
 	}
 	if (ret == -EBADMSG) {
 		hwoff_path_served(path);
 		hwoff_count_tag_mismatch(&path->counters);
-		hwprov_tally_add(&c->tally, path, aad_len + len);
+		hwprov_tally_add(c->prov, &c->tally, path, aad_len + len);
 		return ENGINE_TAG_MISMATCH;
 	}
 	if (s)
@@ -433,7 +433,7 @@ static int software_update(struct gcm_ctx *c, unsigned char *out, size_t *outl, 
 	if (!c->sw->cipher.update(c->software, out, outl, outsize, in, inl))
 		return 0;
 	if (out && inl)
-		hwprov_tally_add(&c->tally, hwoff_router_software(&c->prov->router), inl);
+		hwprov_tally_add(c->prov, &c->tally, hwoff_router_software(&c->prov->router), inl);
 	return 1;
 }
 
@@ -684,7 +684,7 @@ static int tls_record(struct gcm_ctx *c, bool by_cipher, unsigned char *out, siz
 software:
 	if (!software(c->software, out, outl, outsize, in, len))
 		return 0;
-	hwprov_tally_add(&c->tally, hwoff_router_software(&c->prov->router), payload);
+	hwprov_tally_add(c->prov, &c->tally, hwoff_router_software(&c->prov->router), payload);
 	return 1;
 }
 

@@ -182,7 +182,7 @@ int cipher_crypt(struct cipher_ctx *c, const unsigned char *in, unsigned char *o
 		if (!cipher_software_crypt(c, in, out, len))
 			return 0;
 	}
-	hwprov_tally_add(&c->tally, path, len);
+	hwprov_tally_add(c->prov, &c->tally, path, len);
 	cipher_chain_advance(c, kept, out, len);
 	return 1;
 }

@@ -11,6 +11,7 @@
  *   retry_ms = MILLISECONDS               HWOFFLOAD_RETRY_MS
  *   algorithms = all | NAME,NAME...       HWOFFLOAD_ALGORITHMS
  *   stats = yes | no                      HWOFFLOAD_STATS
+ *   stats_dir = DIRECTORY                 HWOFFLOAD_STATS_DIR
  *
  * A value that is not one of these is an error that names the key and where it came from; the
  * provider then does not load, rather than run with a default the user did not ask for. The
@@ -43,6 +44,7 @@ enum setting_index {
 	RETRY_MS,
 	ALGORITHMS,
 	STATS,
+	STATS_DIR,
 	SETTING_COUNT
 };
 
@@ -61,7 +63,7 @@ const char *hwprov_run_mode_name(enum hwprov_run_mode mode)
 static int bad_value(struct hwprov *prov, const struct setting *s, const char *expected)
 {
 	HWPROV_RAISE(prov, HWPROV_R_CONFIG, "key '%s' (from %s): '%s' is not %s", s->key, s->origin,
-		    s->value, expected);
+		     s->value, expected);
 	return 0;
 }
 
@@ -124,10 +126,11 @@ static int read_algorithms(struct hwprov *prov, const struct setting *s, bool *e
 		snprintf(name, sizeof(name), "%.*s", (int)len, p);
 		alg = hwoff_alg_by_name(name);
 		if (!alg) {
-			HWPROV_RAISE(prov, HWPROV_R_CONFIG,
-				    "key '%s' (from %s): '%s' is not an algorithm hwoffload serves "
-				    "(hwoffload-info lists them)",
-				    s->key, s->origin, name);
+			HWPROV_RAISE(
+				prov, HWPROV_R_CONFIG,
+				"key '%s' (from %s): '%s' is not an algorithm hwoffload serves "
+				"(hwoffload-info lists them)",
+				s->key, s->origin, name);
 			return 0;
 		}
 		enabled[hwoff_alg_index(alg)] = true;
@@ -185,20 +188,28 @@ int hwprov_config_read(struct hwprov *prov, const OSSL_DISPATCH *in)
 		[RETRY_MS] = { "retry_ms", "HWOFFLOAD_RETRY_MS" },
 		[ALGORITHMS] = { "algorithms", "HWOFFLOAD_ALGORITHMS" },
 		[STATS] = { "stats", "HWOFFLOAD_STATS" },
+		[STATS_DIR] = { "stats_dir", "HWOFFLOAD_STATS_DIR" },
 	};
 	struct hwprov_config *c = &prov->config;
 	int i;
 
 	*c = (struct hwprov_config){ .objective = HWOFF_THROUGHPUT,
-				    .mode = HWPROV_RUN_AUTO,
-				    .fallback = true,
-				    .retry_ms = HWPROV_RETRY_MS_DEFAULT };
+				     .mode = HWPROV_RUN_AUTO,
+				     .fallback = true,
+				     .retry_ms = HWPROV_RETRY_MS_DEFAULT };
 	if (!gather(prov, in, settings))
 		return 0;
 	if (settings[TABLE].value) {
 		if (!settings[TABLE].value[0] || strlen(settings[TABLE].value) >= sizeof(c->table))
 			return bad_value(prov, &settings[TABLE], "a file name");
 		strcpy(c->table, settings[TABLE].value);
+	}
+	if (settings[STATS_DIR].value) {
+		const char *dir = settings[STATS_DIR].value;
+
+		if (dir[0] != '/' || strlen(dir) >= sizeof(c->stats_dir) - HWPROV_STATS_FILE_MAX)
+			return bad_value(prov, &settings[STATS_DIR], "an absolute directory name");
+		strcpy(c->stats_dir, dir);
 	}
 	if (settings[OBJECTIVE].value) {
 		i = choose(settings[OBJECTIVE].value, objectives, HWOFF_OBJECTIVE_COUNT);

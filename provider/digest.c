@@ -256,7 +256,7 @@ void *hwprov_digest_newctx(struct hwprov *prov, const struct hwoff_alg *alg)
 
 static void free_digest_ctx(struct digest_ctx *c)
 {
-	hwprov_tally_flush(&c->tally);
+	hwprov_tally_flush(c->prov, &c->tally);
 	drop_kernel(c);
 	if (c->software && !hwoff_alg_is_hmac(c->alg))
 		c->sw->digest.freectx(c->software);
@@ -301,7 +301,7 @@ void hwprov_digest_flush_spares(struct hwprov *prov)
 
 		if (!c)
 			continue;
-		hwprov_tally_flush(&c->tally);
+		hwprov_tally_flush(c->prov, &c->tally);
 		if (!atomic_compare_exchange_strong(&prov->spare_digest[i], &none, c))
 			free_digest_ctx(c);
 	}
@@ -455,7 +455,7 @@ static int digest_final(void *vctx, unsigned char *out, size_t *outl, size_t out
 		return 0;
 	}
 done:
-	hwprov_tally_add(&c->tally, c->path, c->total);
+	hwprov_tally_add(c->prov, &c->tally, c->path, c->total);
 	c->state = DIGEST_FINISHED;
 	*outl = c->alg->digest_bytes;
 	return 1;

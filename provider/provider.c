@@ -8,6 +8,8 @@
  * fetched from a child library context, so the bytes are OpenSSL's own and no structure of
  * OpenSSL's is copied.
  */
+#include <errno.h>
+#include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -62,11 +64,97 @@ void hwprov_raise(const struct hwprov *prov, enum hwprov_reason reason, const ch
 	va_end(ap);
 }
 
-void hwprov_tally_flush(struct hwprov_tally *t)
+/* ---- statistics: printed at unload, kept in stats_dir while loaded ------------------------- */
+
+/* A header naming the table, and a line per path. */
+#define STATISTICS_TEXT_MAX (sizeof(((struct hwprov *)0)->table_source) + 128 + HWPROV_REPORT_MAX)
+/* stats_dir/hwoffload.PID.INSTANCE.new */
+#define STATISTICS_FILE_MAX (sizeof(((struct hwprov *)0)->config.stats_dir) + HWPROV_STATS_FILE_MAX)
+
+static void statistics_text(const struct hwprov *prov, char *buf, size_t size)
+{
+	snprintf(buf, size, "hwoffload statistics (pid %d, mode %s, objective %s, table %s):\n",
+		 (int)getpid(), hwprov_run_mode_name(prov->config.mode),
+		 hwoff_objective_name(prov->config.objective), prov->table_source);
+	hwoff_table_format_stats(prov->router.table, buf, size);
+}
+
+/* stats_dir/hwoffload.PID.INSTANCE (PID of now: a child after fork() has a file of its own). */
+static void statistics_file(const struct hwprov *prov, char *buf, size_t size, const char *suffix)
+{
+	snprintf(buf, size, "%s/hwoffload.%d.%u%s", prov->config.stats_dir, (int)getpid(),
+		 prov->instance, suffix);
+}
+
+/*
+ * The statistics file written anew (a new file renamed over it, so that a reader sees a whole
+ * one) when force is true or a second has passed since the last write; one thread writes at a
+ * time, the others go on. 0 or -errno.
+ */
+static int write_statistics(struct hwprov *prov, bool force)
+{
+	char text[STATISTICS_TEXT_MAX], path[STATISTICS_FILE_MAX], new_path[STATISTICS_FILE_MAX];
+	uint64_t last = atomic_load_explicit(&prov->stats_written_ns, memory_order_relaxed);
+	uint64_t now = hwoff_now_ns();
+	int fd, err = 0;
+	ssize_t len;
+
+	if (!force && (now - last < 1000000000u ||
+		       !atomic_compare_exchange_strong(&prov->stats_written_ns, &last, now)))
+		return 0;
+	atomic_store(&prov->stats_written_ns, now);
+	statistics_text(prov, text, sizeof(text));
+	statistics_file(prov, path, sizeof(path), "");
+	statistics_file(prov, new_path, sizeof(new_path), ".new");
+	fd = open(new_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	if (fd < 0)
+		return -errno;
+	len = write(fd, text, strlen(text));
+	if (len != (ssize_t)strlen(text))
+		err = len < 0 ? -errno : -EIO;
+	if (close(fd) && !err)
+		err = -errno;
+	if (!err && rename(new_path, path))
+		err = -errno;
+	if (err)
+		unlink(new_path);
+	return err;
+}
+
+/*
+ * The statistics file written a first time, so that the process shows in hwoffload-info --stats
+ * before its first request; where it cannot be written, none is kept and stats_file says why
+ * (the provider loads all the same: statistics are no reason to fail an application).
+ */
+static void keep_statistics(struct hwprov *prov)
+{
+	static atomic_uint instances;
+	char path[STATISTICS_FILE_MAX];
+	int err;
+
+	prov->instance = atomic_fetch_add(&instances, 1);
+	if (!prov->config.stats_dir[0]) {
+		snprintf(prov->stats_file, sizeof(prov->stats_file), "none (stats_dir not set)");
+		return;
+	}
+	statistics_file(prov, path, sizeof(path), "");
+	err = write_statistics(prov, true);
+	if (err) {
+		snprintf(prov->stats_file, sizeof(prov->stats_file),
+			 "none: %s cannot be written: %s", path, strerror(-err));
+		prov->config.stats_dir[0] = '\0';
+		return;
+	}
+	snprintf(prov->stats_file, sizeof(prov->stats_file), "%s (pid %d)", path, (int)getpid());
+}
+
+void hwprov_tally_flush(struct hwprov *prov, struct hwprov_tally *t)
 {
 	if (t->requests)
 		hwoff_count_requests(&t->path->counters, t->requests, t->bytes);
 	*t = (struct hwprov_tally){ 0 };
+	if (prov->config.stats_dir[0])
+		write_statistics(prov, false);
 }
 
 /* ---- parameters: each sets params' entry for key, if it asks for one --------------------------
@@ -197,6 +285,7 @@ static void build_algorithms(struct hwprov *prov)
 #define PARAM_TABLE	     "hwoffload-table"
 #define PARAM_TABLE_WARNINGS "hwoffload-table-warnings"
 #define PARAM_STATISTICS     "hwoffload-statistics"
+#define PARAM_STATS_FILE     "hwoffload-statistics-file"
 
 static const OSSL_PARAM provider_gettable[] = {
 	OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_NAME, NULL, 0),
@@ -210,6 +299,7 @@ static const OSSL_PARAM provider_gettable[] = {
 	OSSL_PARAM_utf8_ptr(PARAM_TABLE, NULL, 0),
 	OSSL_PARAM_utf8_ptr(PARAM_TABLE_WARNINGS, NULL, 0),
 	OSSL_PARAM_utf8_string(PARAM_STATISTICS, NULL, 0),
+	OSSL_PARAM_utf8_ptr(PARAM_STATS_FILE, NULL, 0),
 	OSSL_PARAM_END,
 };
 
@@ -251,7 +341,8 @@ static int provider_get_params(void *provctx, OSSL_PARAM params[])
 	       hwprov_param_set_utf8(params, PARAM_OBJECTIVE,
 				     hwoff_objective_name(prov->config.objective)) &&
 	       hwprov_param_set_utf8(params, PARAM_TABLE, prov->table_source) &&
-	       hwprov_param_set_utf8(params, PARAM_TABLE_WARNINGS, prov->warnings);
+	       hwprov_param_set_utf8(params, PARAM_TABLE_WARNINGS, prov->warnings) &&
+	       hwprov_param_set_utf8(params, PARAM_STATS_FILE, prov->stats_file);
 }
 
 static const OSSL_ALGORITHM *provider_query(void *provctx, int operation_id, int *no_cache)
@@ -275,25 +366,22 @@ static const OSSL_ITEM *provider_reason_strings(void *provctx)
 	return reason_strings;
 }
 
-static void print_statistics(const struct hwprov *prov)
-{
-	char statistics[HWPROV_REPORT_MAX] = "";
-
-	hwoff_table_format_stats(prov->router.table, statistics, sizeof(statistics));
-	fprintf(stderr, "hwoffload statistics (pid %d, mode %s, objective %s, table %s):\n%s",
-		(int)getpid(), hwprov_run_mode_name(prov->config.mode),
-		hwoff_objective_name(prov->config.objective), prov->table_source, statistics);
-}
-
 static void provider_teardown(void *provctx)
 {
 	struct hwprov *prov = provctx;
+	char statistics[STATISTICS_TEXT_MAX];
 
 	if (!prov)
 		return;
 	hwprov_digest_free_spares(prov);
-	if (prov->config.stats && prov->router.table)
-		print_statistics(prov);
+	if (prov->config.stats && prov->router.table) {
+		statistics_text(prov, statistics, sizeof(statistics));
+		fputs(statistics, stderr);
+	}
+	if (prov->config.stats_dir[0]) {
+		statistics_file(prov, statistics, sizeof(statistics), "");
+		unlink(statistics);
+	}
 	hwprov_software_tear_down(prov);
 	hwoff_router_fini(&prov->router);
 	free(prov->discovery);
@@ -344,6 +432,7 @@ int OSSL_provider_init(const OSSL_CORE_HANDLE *handle, const OSSL_DISPATCH *in,
 	if (!hwprov_routes_set_up(prov))
 		goto fail;
 	build_algorithms(prov);
+	keep_statistics(prov);
 	*out = provider_functions;
 	*provctx = prov;
 	return 1;

@@ -46,8 +46,13 @@ struct hwprov_config {
 	bool fallback; /* redo a failed kernel request in software */
 	unsigned int retry_ms; /* a failed path's first back-off (table.h: hwoff_path_failed()) */
 	bool stats; /* print the statistics to stderr when the provider is unloaded */
+	/* where the statistics are kept up to date for hwoffload-info --stats; "" for nowhere */
+	char stats_dir[PATH_MAX];
 	bool enabled[HWOFF_ALG_COUNT]; /* by row of hwoff_algs[] */
 };
+
+/* The longest name of a statistics file in stats_dir: "hwoffload.PID.INSTANCE", and ".new". */
+#define HWPROV_STATS_FILE_MAX 64
 
 /* Reason codes of the errors the provider raises; provider.c has their texts. */
 enum hwprov_reason {
@@ -144,6 +149,9 @@ struct hwprov {
 	 */
 	_Atomic(void *) spare_digest[HWOFF_ALG_COUNT];
 	const OSSL_ALGORITHM *software_algorithms[3]; /* queried: ciphers, digests, MACs */
+	unsigned int instance; /* this load of hwoffload among the process's: in the file's name */
+	atomic_uint_least64_t stats_written_ns; /* when the statistics file was last written */
+	char stats_file[PATH_MAX + HWPROV_STATS_FILE_MAX + 128]; /* its name, or why none */
 
 	OSSL_FUNC_core_new_error_fn *core_new_error;
 	OSSL_FUNC_core_set_error_debug_fn *core_set_error_debug;
@@ -167,11 +175,13 @@ struct hwprov_tally {
 	uint64_t requests;
 	uint64_t bytes;
 };
-void hwprov_tally_flush(struct hwprov_tally *t);
-static inline void hwprov_tally_add(struct hwprov_tally *t, struct hwoff_path *path, size_t bytes)
+/* Adds t to its path's counters, and brings the statistics file up to date once a second. */
+void hwprov_tally_flush(struct hwprov *prov, struct hwprov_tally *t);
+static inline void hwprov_tally_add(struct hwprov *prov, struct hwprov_tally *t,
+				    struct hwoff_path *path, size_t bytes)
 {
 	if (t->path != path || t->requests >= HWPROV_TALLY_BATCH) {
-		hwprov_tally_flush(t);
+		hwprov_tally_flush(prov, t);
 		t->path = path;
 	}
 	t->requests++;
