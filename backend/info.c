@@ -10,6 +10,7 @@
  * reports when loaded here; with --stats, the statistics running processes keep in stats_dir.
  */
 #define _GNU_SOURCE /* strerrorname_np, open_memstream */
+#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
@@ -22,6 +23,7 @@
 #include <sys/utsname.h>
 #include <time.h>
 
+#include <openssl/conf.h>
 #include <openssl/err.h>
 #include <openssl/params.h>
 #include <openssl/provider.h>
@@ -223,12 +225,8 @@ static int print_table(struct hwoff_table *t, const char *file, const struct hwo
 	return ret;
 }
 
-/*
- * What the provider itself reports when loaded from dir with this environment's configuration
- * (HWOFFLOAD_MODE ...): AF_ALG as it sees it, its mode and objective, the table it uses and the
- * table's warnings. Returns whether it loaded.
- */
-static bool print_provider(const char *dir)
+/* "PREFIX-KEY: VALUE" for each parameter a loaded hwoffload reports. */
+static void print_provider_params(OSSL_PROVIDER *prov, const char *prefix)
 {
 	static const char *const keys[] = { "name",
 					    "version",
@@ -239,36 +237,153 @@ static bool print_provider(const char *dir)
 					    "hwoffload-table",
 					    "hwoffload-table-warnings",
 					    "hwoffload-statistics-file" };
-	OSSL_LIB_CTX *libctx = OSSL_LIB_CTX_new();
-	OSSL_PROVIDER *prov = NULL;
-	bool ok = false;
 
-	if (libctx && OSSL_PROVIDER_set_default_search_path(libctx, dir))
-		prov = OSSL_PROVIDER_load(libctx, "hwoffload");
-	if (!prov) {
-		unsigned long code;
-		const char *data;
-		int flags;
-
-		printf("provider: does not load from %s\n", dir);
-		while ((code = ERR_get_error_all(NULL, NULL, NULL, &data, &flags)))
-			printf("provider-error: %s\n",
-			       (flags & ERR_TXT_STRING) ? data : ERR_reason_error_string(code));
-		goto out;
-	}
-	printf("provider: loaded from %s\n", dir);
 	for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++) {
 		const char *value = NULL;
 		OSSL_PARAM p[] = { OSSL_PARAM_utf8_ptr(keys[i], (char **)&value, 0),
 				   OSSL_PARAM_END };
 
 		if (OSSL_PROVIDER_get_params(prov, p) && value)
-			printf("provider-%s: %s\n", keys[i], value[0] ? value : "-");
+			printf("%s-%s: %s\n", prefix, keys[i], value[0] ? value : "-");
 	}
-	ok = true;
-	OSSL_PROVIDER_unload(prov);
-out:
+}
+
+/* "PREFIX-error: TEXT" for each error queued, emptying the queue. */
+static void print_errors(const char *prefix)
+{
+	unsigned long code;
+	const char *data;
+	int flags;
+
+	while ((code = ERR_get_error_all(NULL, NULL, NULL, &data, &flags)))
+		printf("%s-error: %s\n", prefix,
+		       (flags & ERR_TXT_STRING) ? data : ERR_reason_error_string(code));
+}
+
+/*
+ * What the provider itself reports when loaded from dir (NULL: OpenSSL's modules directory) with
+ * this environment's configuration (HWOFFLOAD_MODE ...): AF_ALG as it sees it, its mode and
+ * objective, the table it uses and the table's warnings, as "PREFIX-KEY: VALUE" lines, or why it
+ * does not load. Returns whether it loaded.
+ */
+static bool print_provider(const char *dir, const char *prefix)
+{
+	OSSL_LIB_CTX *libctx = OSSL_LIB_CTX_new();
+	OSSL_PROVIDER *prov = NULL;
+
+	if (libctx && OSSL_PROVIDER_set_default_search_path(libctx, dir))
+		prov = OSSL_PROVIDER_load(libctx, "hwoffload");
+	if (!prov) {
+		printf("%s: does not load from %s\n", prefix, dir ? dir : "the modules directory");
+		print_errors(prefix);
+	} else {
+		printf("%s: loaded from %s\n", prefix, dir ? dir : "the modules directory");
+		print_provider_params(prov, prefix);
+		OSSL_PROVIDER_unload(prov);
+	}
 	OSSL_LIB_CTX_free(libctx);
+	return prov != NULL;
+}
+
+/* The section of conf that configures hwoffload (named in its openssl_conf's providers), or NULL.
+ */
+static const char *hwoffload_section(const CONF *conf)
+{
+	const char *init, *providers, *section = NULL;
+
+	ERR_set_mark(); /* a name that is not there raises an error */
+	init = NCONF_get_string(conf, NULL, "openssl_conf");
+	providers = init ? NCONF_get_string(conf, init, "providers") : NULL;
+	if (providers)
+		section = NCONF_get_string(conf, providers, "hwoffload");
+	ERR_pop_to_mark();
+	return section;
+}
+
+/* The environment variable of a configuration key: HWOFFLOAD_ and the key in capitals. */
+static const char *key_variable(const char *key, char *buf, size_t size)
+{
+	snprintf(buf, size, "HWOFFLOAD_%s", key);
+	for (char *c = buf; *c; c++)
+		*c = (char)toupper((unsigned char)*c);
+	return buf;
+}
+
+/*
+ * Why the configuration's hwoffload did not load, where OpenSSL says nothing (3.0 leaves a
+ * provider out when its init fails, and applications run without it): loaded here from the
+ * section's module directory with the section's keys given as their environment variables
+ * (HWOFFLOAD_ and the key in capitals), which the provider reads first.
+ */
+static void print_why_not_loaded(const CONF *conf, const char *section)
+{
+	STACK_OF(CONF_VALUE) *values = NCONF_get_section(conf, section);
+	char dir[PATH_MAX] = "", env[64];
+
+	printf("config-hwoffload: named in [%s] but not loaded (applications run without it); "
+	       "loaded here with that section's keys:\n",
+	       section);
+	for (int i = 0; i < sk_CONF_VALUE_num(values); i++) {
+		const CONF_VALUE *v = sk_CONF_VALUE_value(values, i);
+		size_t n;
+
+		if (strcmp(v->name, "module") == 0 && strrchr(v->value, '/')) {
+			n = (size_t)(strrchr(v->value, '/') - v->value);
+			snprintf(dir, sizeof(dir), "%.*s", (int)n, v->value);
+		} else if (strcmp(v->name, "activate") != 0) {
+			setenv(key_variable(v->name, env, sizeof(env)), v->value, 1);
+		}
+	}
+	print_provider(dir[0] ? dir : NULL, "config");
+	for (int i = 0; i < sk_CONF_VALUE_num(values); i++)
+		unsetenv(key_variable(sk_CONF_VALUE_value(values, i)->name, env, sizeof(env)));
+}
+
+static int find_hwoffload(OSSL_PROVIDER *prov, void *found)
+{
+	if (strcmp(OSSL_PROVIDER_get0_name(prov), "hwoffload") != 0)
+		return 1;
+	*(OSSL_PROVIDER **)found = prov;
+	return 0;
+}
+
+/*
+ * hwoffload as this machine's OpenSSL configuration gives it to every application
+ * (OPENSSL_CONF, else OpenSSL's openssl.cnf), with its section's keys: whether it loads, its
+ * mode, the table in force and whether that was learnt here (its warnings). Returns false when
+ * the configuration does not load (as when it activates hwoffload and hwoffload does not load).
+ */
+static bool print_configured(void)
+{
+	char *file = CONF_get1_default_config_file();
+	OSSL_LIB_CTX *libctx = OSSL_LIB_CTX_new();
+	CONF *conf = NCONF_new(NULL);
+	OSSL_PROVIDER *prov = NULL;
+	const char *section;
+	bool ok = true;
+
+	printf("config: %s\n", file ? file : "?");
+	if (!libctx || !file || !conf || NCONF_load(conf, file, NULL) <= 0 ||
+	    !OSSL_LIB_CTX_load_config(libctx, file)) {
+		printf("config-hwoffload: the configuration does not load\n");
+		print_errors("config");
+		ok = false;
+	} else {
+		OSSL_PROVIDER_do_all(libctx, find_hwoffload, &prov);
+		if (prov) {
+			printf("config-hwoffload: loaded\n");
+			print_provider_params(prov, "config");
+		} else if ((section = hwoffload_section(conf))) {
+			print_why_not_loaded(conf, section);
+			ok = false;
+		} else {
+			printf("config-hwoffload: not loaded (applications use OpenSSL's own "
+			       "implementations)\n");
+		}
+	}
+	NCONF_free(conf);
+	OSSL_LIB_CTX_free(libctx);
+	OPENSSL_free(file);
 	return ok;
 }
 
@@ -419,7 +534,9 @@ int main(int argc, char **argv)
 	}
 	ret = print_table(t, file, d, af_alg, probe.reason);
 	hwoff_table_free(t);
-	if (provider_dir && !print_provider(provider_dir))
+	if (!print_configured())
+		ret = 1;
+	if (provider_dir && !print_provider(provider_dir, "provider"))
 		ret = 1;
 	if (stats_dir && !print_statistics(stats_dir))
 		ret = 1;

@@ -49,5 +49,22 @@ out=$(HWOFFLOAD_MODE=fast "$info" --provider provider/.libs) &&
 	fail "--provider with mode=fast exited 0"
 echo "$out" | grep -q "^provider-error: key 'mode'" || fail "--provider: bad mode not named: $out"
 
+# The configuration every application gets: the system's does not load hwoffload here; the
+# installed example, pointed at the build tree, loads it with its keys; a bad key is reported.
+out=$("$info") || fail "hwoffload-info exited $?"
+echo "$out" | grep -q '^config-hwoffload: not loaded' || fail "system config: $out"
+conf=$(mktemp)
+sed -e "s|^\[hwoffload_sect\]$|&\nmodule = $PWD/provider/.libs/hwoffload.so\nmode = software\nobjective = cpu|" \
+	"$top/provider/openssl.cnf.example" >"$conf"
+out=$(OPENSSL_CONF=$conf "$info") || fail "hwoffload-info with the example config exited $?"
+for line in "config: $conf" 'config-hwoffload: loaded' 'config-hwoffload-mode: software' \
+	'config-hwoffload-objective: cpu'; do
+	echo "$out" | grep -qF -- "$line" || fail "example config: no '$line' in: $out"
+done
+sed -i 's/^mode = software$/mode = fast/' "$conf"
+out=$(OPENSSL_CONF=$conf "$info") && fail "hwoffload-info with mode = fast in the config exited 0"
+echo "$out" | grep -q "^config-error: .*key 'mode'" || fail "config with mode = fast: $out"
+rm -f "$conf"
+
 [ $failures -eq 0 ] && echo "PASS: hwoffload-info"
 exit $((failures > 0))
