@@ -7,7 +7,11 @@
  * software. So the message is buffered while the path table's answer could still change with
  * more bytes; once it cannot (past the entry's last range start, or BUFFER_MAX), or when the
  * message ends, the path for the size so far takes the buffer and everything after it. While
- * streaming to the kernel, small updates are gathered so that one system call carries many of them.
+ * the buffered message is smaller than the table's software size, software also hashes it as it
+ * arrives ("shadows" it), so a message that ends there (TLS's transcript hash, HKDF's) needs no
+ * hash of the buffer at final, and its copies (the transcript's, at every handshake message) no
+ * more than the software context's copy. While streaming to the kernel, small updates are
+ * gathered so that one system call carries many of them.
  */
 #include <stddef.h>
 #include <stdint.h>
@@ -53,6 +57,12 @@ struct digest_ctx {
 	 * initialises it for every message: this file only feeds and finishes it.
 	 */
 	void *software;
+	/*
+	 * software has the message's first software_has bytes (set up for this message; an HMAC
+	 * row's always is, by mac.c), whatever the path: the shadow of the buffer, or all of it.
+	 */
+	bool software_ready;
+	size_t software_has;
 	unsigned char *key; /* an HMAC row's, for its kernel sockets */
 	size_t key_len;
 	struct hwprov_tally tally;
@@ -104,8 +114,8 @@ static void drop_kernel(struct digest_ctx *c)
 	c->kernel_path = NULL;
 }
 
-/* Software takes the message from here, starting with what is buffered. */
-static int start_software(struct digest_ctx *c)
+/* The software context set up for this message, which it has none of yet. */
+static int software_begin(struct digest_ctx *c)
 {
 	if (!c->sw) {
 		c->sw = hwprov_software_of(c->prov, c->alg);
@@ -115,8 +125,27 @@ static int start_software(struct digest_ctx *c)
 	if (!c->software)
 		c->software = c->sw->digest.newctx(c->sw->provctx);
 	if (!c->software ||
-	    (!hwoff_alg_is_hmac(c->alg) && !c->sw->digest.init(c->software, NULL)) ||
-	    (c->buf_len && !c->sw->digest.update(c->software, c->buf, c->buf_len))) {
+	    (!hwoff_alg_is_hmac(c->alg) && !c->sw->digest.init(c->software, NULL))) {
+		HWPROV_RAISE(c->prov, HWPROV_R_SOFTWARE, "%s in the default provider failed",
+			     c->alg->name);
+		return 0;
+	}
+	c->software_ready = true;
+	c->software_has = 0;
+	return 1;
+}
+
+/*
+ * Software takes the message from here, starting with what is buffered (the whole message so far)
+ * and it does not have yet.
+ */
+static int start_software(struct digest_ctx *c)
+{
+	if (!c->software_ready && !software_begin(c))
+		return 0;
+	if (c->buf_len > c->software_has &&
+	    !c->sw->digest.update(c->software, c->buf + c->software_has,
+				  c->buf_len - c->software_has)) {
 		HWPROV_RAISE(c->prov, HWPROV_R_SOFTWARE, "%s in the default provider failed",
 			     c->alg->name);
 		return 0;
@@ -199,6 +228,12 @@ static int commit(struct digest_ctx *c, size_t size)
 	if (!path)
 		return 0;
 	return path->software ? start_software(c) : start_kernel(c, path);
+}
+
+/* Messages smaller than this go to software: what is buffered below it is shadowed. */
+static size_t shadowed_below(const struct digest_ctx *c)
+{
+	return hwoff_router_software_below(&c->prov->router, c->alg, HWOFF_DIGEST);
 }
 
 /* Whether no message larger than size bytes could take another path. */
@@ -346,7 +381,7 @@ static struct digest_ctx *dup_message(const struct digest_ctx *src, void *hmac_s
 			goto fail;
 		c->key_len = src->key_len;
 	}
-	if (src->software && !hwoff_alg_is_hmac(src->alg)) {
+	if (src->software_ready && !hwoff_alg_is_hmac(src->alg)) {
 		c->software = src->sw->digest.dupctx(src->software);
 		if (!c->software)
 			goto fail;
@@ -381,7 +416,11 @@ static int digest_init(void *vctx, const OSSL_PARAM params[])
 	c->total = 0;
 	c->state = DIGEST_BUFFERING;
 	c->path = NULL;
-	return !settled(c, 0) || commit(c, 0);
+	c->software_ready = hwoff_alg_is_hmac(c->alg); /* mac.c has just initialised it */
+	c->software_has = 0;
+	if (settled(c, 0))
+		return commit(c, 0);
+	return c->software_ready || !shadowed_below(c) || software_begin(c);
 }
 
 static int digest_update(void *vctx, const unsigned char *in, size_t inl)
@@ -404,7 +443,14 @@ static int digest_update(void *vctx, const unsigned char *in, size_t inl)
 		/* Not copied when this update settles the path: the path takes it as it comes. */
 		if (!settled(c, c->total + inl)) {
 			c->total += inl;
-			return append(c, in, inl);
+			if (!append(c, in, inl))
+				return 0;
+			if (!c->software_ready || c->total >= shadowed_below(c))
+				return 1;
+			if (!software_update(c, in, inl))
+				return 0;
+			c->software_has = c->total;
+			return 1;
 		}
 		if (!commit(c, c->total + inl))
 			return 0;

@@ -1238,6 +1238,171 @@ START_TEST(af_alg_refused)
 END_TEST
 #endif
 
+#if PROVIDER_TEST_IN_GUEST
+static bool digest_row(const struct hwoff_alg *alg)
+{
+	return hwoff_alg_is_digest(alg);
+}
+
+/* A message of a digest row, or of an HMAC row (keyed with key), through one interface. */
+struct hashing {
+	EVP_MD_CTX *md;
+	EVP_MAC_CTX *mac;
+};
+
+static void hashing_init(struct hashing *h, struct env *e, const struct hwoff_alg *alg,
+			 const char *provider, const unsigned char *key, size_t key_len)
+{
+	char query[64];
+
+	snprintf(query, sizeof(query), "provider=%s", provider);
+	if (hwoff_alg_is_hmac(alg)) {
+		EVP_MAC *mac = EVP_MAC_fetch(e->libctx, "HMAC", query);
+		OSSL_PARAM params[] = { OSSL_PARAM_utf8_string(OSSL_MAC_PARAM_DIGEST,
+							       (char *)alg->hmac_of->name, 0),
+					OSSL_PARAM_END };
+
+		ck_assert(mac);
+		if (!h->mac)
+			h->mac = EVP_MAC_CTX_new(mac);
+		EVP_MAC_free(mac);
+		ck_assert(h->mac && EVP_MAC_init(h->mac, key, key_len, params));
+	} else {
+		EVP_MD *md = EVP_MD_fetch(e->libctx, alg->name, query);
+
+		if (!h->md)
+			h->md = EVP_MD_CTX_new();
+		ck_assert(md && h->md && EVP_DigestInit_ex2(h->md, md, NULL));
+		EVP_MD_free(md);
+	}
+}
+
+static void hashing_update(struct hashing *h, const unsigned char *in, size_t len)
+{
+	ck_assert(h->mac ? EVP_MAC_update(h->mac, in, len) : EVP_DigestUpdate(h->md, in, len));
+}
+
+static void hashing_copy(struct hashing *to, const struct hashing *from)
+{
+	if (from->mac) {
+		EVP_MAC_CTX_free(to->mac);
+		to->mac = EVP_MAC_CTX_dup(from->mac);
+		ck_assert(to->mac);
+	} else {
+		if (!to->md)
+			to->md = EVP_MD_CTX_new();
+		ck_assert(to->md && EVP_MD_CTX_copy_ex(to->md, from->md));
+	}
+}
+
+static void hashing_final(struct hashing *h, unsigned char *out)
+{
+	size_t outl;
+
+	ck_assert(h->mac ? EVP_MAC_final(h->mac, out, &outl, EVP_MAX_MD_SIZE)
+			 : EVP_DigestFinal_ex(h->md, out, NULL));
+}
+
+static void hashing_free(struct hashing *h)
+{
+	EVP_MD_CTX_free(h->md);
+	EVP_MAC_CTX_free(h->mac);
+}
+
+/* The default provider's digest (or HMAC) of in. */
+static void hashing_reference(struct env *e, const struct hwoff_alg *alg, const unsigned char *key,
+			      const unsigned char *in, size_t len, unsigned char *out)
+{
+	struct hashing h = { 0 };
+
+	hashing_init(&h, e, alg, "default", key, 20);
+	hashing_update(&h, in, len);
+	hashing_final(&h, out);
+	hashing_free(&h);
+}
+
+/*
+ * _i: a digest or HMAC row. A table of software below 64 B, PIO from there and software again
+ * from 1000 B, so a buffered message is hashed in software as it arrives below 64 B (shadowed),
+ * then only buffered, then settled in software from the shadow and the rest of the buffer. As
+ * TLS's transcript hash is used: a copy finished after every update, at sizes on all three paths,
+ * and the original finished last; then one context reused for messages on alternate paths.
+ * Every result is the default provider's, and both paths served.
+ */
+START_TEST(digest_shadow)
+{
+	const struct hwoff_alg *alg = row_where(digest_row, (size_t)_i);
+	const char *pio = engine_driver(alg->kernel_name, HWOFF_IMPL_ENGINE_PIO);
+	char table_path[] = "/tmp/hwoffload-shadow-XXXXXX", setting[128], err[256];
+	const char *settings[] = { setting, "HWOFFLOAD_FALLBACK=no", NULL };
+	const struct hwoff_range_spec ranges[] = { { 0, HWOFF_SOFTWARE },
+						   { 64, pio },
+						   { 1000, HWOFF_SOFTWARE } };
+	static const size_t messages[] = { 30, 500, 63, 2000, 1, 999, 0, 1000 };
+	static const unsigned char key[20] = "a key of 20 bytes...";
+	unsigned char in[4096], got[EVP_MAX_MD_SIZE], want[EVP_MAX_MD_SIZE];
+	struct hwoff_table *t = hwoff_table_new();
+	struct hashing h = { 0 }, copy = { 0 };
+	struct test_rng rng;
+	size_t off = 0;
+	struct env e;
+	FILE *f;
+	int fd;
+
+	ck_assert_msg(!hwoff_table_set(t, alg, HWOFF_DIGEST, HWOFF_THROUGHPUT, ranges, 3, err,
+				       sizeof(err)),
+		      "%s", err);
+	fd = mkstemp(table_path);
+	f = fdopen(fd, "w");
+	ck_assert(f && hwoff_table_write(t, f, "digest_shadow") == 0);
+	fclose(f);
+	hwoff_table_free(t);
+	snprintf(setting, sizeof(setting), "HWOFFLOAD_TABLE=%s", table_path);
+	ck_assert(load_with(&e, settings));
+	unlink(table_path);
+	test_rng_init(&rng, 0x5400 + (uint64_t)_i);
+	test_rng_fill(&rng, in, sizeof(in));
+
+	/* pieces of 8, 11, 20, 35 ... B: the copies end at 8 ... 39 B (software), 74 ... 935 B
+	 * (PIO), 1243 and 1614 B (software) */
+	hashing_init(&h, &e, alg, "hwoffload", key, sizeof(key));
+	for (size_t i = 0; i < 12; i++) {
+		size_t piece = 8 + 3 * i * i;
+
+		hashing_update(&h, in + off, piece);
+		off += piece;
+		hashing_copy(&copy, &h);
+		hashing_final(&copy, got);
+		hashing_reference(&e, alg, key, in, off, want);
+		ck_assert_msg(memcmp(got, want, alg->digest_bytes) == 0, "%s: the copy at %zu B",
+			      alg->name, off);
+	}
+	hashing_final(&h, got);
+	hashing_reference(&e, alg, key, in, off, want);
+	ck_assert_msg(memcmp(got, want, alg->digest_bytes) == 0, "%s: the message of %zu B",
+		      alg->name, off);
+
+	for (size_t m = 0; m < sizeof(messages) / sizeof(messages[0]); m++) {
+		size_t len = messages[m], half = len / 3;
+
+		hashing_init(&h, &e, alg, "hwoffload", key, sizeof(key));
+		hashing_update(&h, in, half);
+		hashing_update(&h, in + half, len - half);
+		hashing_final(&h, got);
+		hashing_reference(&e, alg, key, in, len, want);
+		ck_assert_msg(memcmp(got, want, alg->digest_bytes) == 0,
+			      "%s: a reused context, message of %zu B", alg->name, len);
+	}
+	hashing_free(&h);
+	hashing_free(&copy);
+	ck_assert_msg(path_counter(&e, "software", "requests") > 0, "software served nothing");
+	ck_assert_msg(path_counter(&e, pio, "requests") > 0, "%s served nothing", pio);
+	ck_assert_int_eq(path_counter(&e, "software", "fallbacks"), 0);
+	unload(&e);
+}
+END_TEST
+#endif
+
 static Suite *provider_suite(void)
 {
 	Suite *s = suite_create(PROVIDER_TEST_IN_GUEST ? "provider (guest)" : "provider (host)");
@@ -1258,6 +1423,7 @@ static Suite *provider_suite(void)
 #if PROVIDER_TEST_IN_GUEST
 	tcase_add_test(tc, af_alg_here);
 	tcase_add_loop_test(tc, path_switch_midstream, 0, (int)stream_rows());
+	tcase_add_loop_test(tc, digest_shadow, 0, (int)rows_where(digest_row));
 	tcase_add_loop_test(tc, kernel_fault, 0, 4);
 	tcase_add_loop_test(tc, kernel_fault_recovers, 0, 4);
 	tcase_add_loop_test(tc, one_request_per_update, 0, 2);
