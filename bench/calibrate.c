@@ -279,11 +279,16 @@ static int close_out(FILE *f, const char *dir, const char *name)
 
 /* ---- the engine's auto driver thresholds ---------------------------------------------------- */
 
-/* The sysfs name of a kernel algorithm's threshold: the mode of "cbc(aes)", all of "sha256". */
+/*
+ * The sysfs name of a row's threshold: the mode of "cbc(aes)", all of "sha256"; an HMAC row's is
+ * its digest's (the auto hmac(sha256-hwoffload) driver follows threshold_sha256).
+ */
 static void threshold_name(const struct hwoff_alg *alg, char *buf, size_t size)
 {
-	snprintf(buf, size, "threshold_%.*s", (int)strcspn(alg->kernel_name, "("),
-		 alg->kernel_name);
+	const char *kernel_name =
+		hwoff_alg_is_hmac(alg) ? alg->hmac_of->kernel_name : alg->kernel_name;
+
+	snprintf(buf, size, "threshold_%.*s", (int)strcspn(kernel_name, "("), kernel_name);
 }
 
 static int cmp_uint(const void *a, const void *b)
@@ -294,8 +299,8 @@ static int cmp_uint(const void *a, const void *b)
 }
 
 /*
- * For each kernel algorithm with the engine's PIO and DMA drivers, the median of its rows' and
- * directions' PIO/DMA crossovers (one threshold serves AES-128, -192 and -256, both ways),
+ * For each threshold of the engine's auto drivers, the median of the PIO/DMA crossovers of the
+ * rows and directions it serves (AES-128, -192 and -256 both ways; a digest and its HMAC),
  * written to saved ("threshold_cbc 23170" lines) and to sysfs when set is true. Appends what it
  * did to report.
  */
@@ -303,15 +308,16 @@ static void set_thresholds(const struct cal_run *run, bool set, FILE *saved, cha
 			   size_t report_len)
 {
 	for (size_t i = 0; i < run->subject_count; i++) {
-		const char *kernel_name = run->subjects[i].alg->kernel_name;
-		unsigned int values[CAL_POINTS_MAX], count = 0, value;
-		char name[64], pattern[128], old[32] = "?";
+		unsigned int values[HWOFF_ALG_COUNT * 2], count = 0, value; /* a row, both ways */
+		char name[64], other[64], pattern[128], old[32] = "?";
 		bool first = true;
 		glob_t g;
 		FILE *f;
 
+		threshold_name(run->subjects[i].alg, name, sizeof(name));
 		for (size_t j = 0; j < run->subject_count; j++) {
-			if (strcmp(run->subjects[j].alg->kernel_name, kernel_name) != 0)
+			threshold_name(run->subjects[j].alg, other, sizeof(other));
+			if (strcmp(other, name) != 0)
 				continue;
 			first &= j >= i;
 			if (cal_engine_threshold(&run->subjects[j], &value))
@@ -321,7 +327,6 @@ static void set_thresholds(const struct cal_run *run, bool set, FILE *saved, cha
 			continue;
 		qsort(values, count, sizeof(values[0]), cmp_uint);
 		value = values[count / 2];
-		threshold_name(run->subjects[i].alg, name, sizeof(name));
 		fprintf(saved, "%s %u\n", name, value);
 		snprintf(pattern, sizeof(pattern), "/sys/bus/pci/devices/*/hwoffload/%s", name);
 		if (!set || glob(pattern, 0, NULL, &g) || g.gl_pathc != 1) {
