@@ -65,6 +65,19 @@ static SSL_CTX *new_ctx(int server, int version, const char *suite)
 	return ctx;
 }
 
+/* One side's handshake run until it waits for the other (or is done): 0 when it failed. */
+static int handshake_step(SSL *ssl, int *done)
+{
+	int r;
+
+	if (*done)
+		return 1;
+	r = SSL_do_handshake(ssl);
+	if (r == 1)
+		*done = 1;
+	return r == 1 || SSL_get_error(ssl, r) == SSL_ERROR_WANT_READ;
+}
+
 /* One full handshake between a new client and a new server: 1, or 0 with the error queued. */
 static int handshake(SSL_CTX *client_ctx, SSL_CTX *server_ctx, char *suite, size_t suite_size)
 {
@@ -80,24 +93,9 @@ static int handshake(SSL_CTX *client_ctx, SSL_CTX *server_ctx, char *suite, size
 	SSL_set_connect_state(client);
 	SSL_set_accept_state(server);
 	/* Each side runs until it waits for the other; nothing lost: the pair's buffers hold it. */
-	for (int round = 0; round < 32 && !(client_done && server_done); round++) {
-		int r;
-
-		if (!client_done) {
-			r = SSL_do_handshake(client);
-			if (r == 1)
-				client_done = 1;
-			else if (SSL_get_error(client, r) != SSL_ERROR_WANT_READ)
-				goto out;
-		}
-		if (!server_done) {
-			r = SSL_do_handshake(server);
-			if (r == 1)
-				server_done = 1;
-			else if (SSL_get_error(server, r) != SSL_ERROR_WANT_READ)
-				goto out;
-		}
-	}
+	for (int round = 0; round < 32 && !(client_done && server_done); round++)
+		if (!handshake_step(client, &client_done) || !handshake_step(server, &server_done))
+			goto out;
 	ok = client_done && server_done;
 	if (ok && suite)
 		snprintf(suite, suite_size, "%s", SSL_get_cipher_name(client));

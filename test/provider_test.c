@@ -841,6 +841,22 @@ START_TEST(af_alg_here)
 }
 END_TEST
 
+/* Loads hwoffload with t (freed here) as its path table file, fallback off. */
+static void load_with_table(struct env *e, struct hwoff_table *t, const char *comment)
+{
+	char table_path[] = "/tmp/hwoffload-table-XXXXXX", setting[128];
+	const char *settings[] = { setting, "HWOFFLOAD_FALLBACK=no", NULL };
+	int fd = mkstemp(table_path);
+	FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+
+	ck_assert(f && hwoff_table_write(t, f, comment) == 0);
+	fclose(f);
+	hwoff_table_free(t);
+	snprintf(setting, sizeof(setting), "HWOFFLOAD_TABLE=%s", table_path);
+	ck_assert(load_with(e, settings));
+	unlink(table_path);
+}
+
 /*
  * A table that sends 0-63 B to software, 64 B-8 KiB to PIO and larger to DMA: a stream whose
  * updates cross those sizes gives the bytes of one path, and every path served.
@@ -850,16 +866,13 @@ START_TEST(path_switch_midstream)
 	const struct hwoff_alg *alg = row((size_t)_i);
 	static const size_t updates[] = { 16, 9000, 96, 32, 20000, 48, 16, 4096, 296, 65536 };
 	const char *pio = engine_driver(alg->kernel_name, HWOFF_IMPL_ENGINE_PIO);
-	char dma[HWOFF_NAME_MAX], table_path[] = "/tmp/hwoffload-switch-XXXXXX", setting[128];
-	const char *settings[] = { setting, "HWOFFLOAD_FALLBACK=no", NULL };
+	char dma[HWOFF_NAME_MAX];
 	struct hwoff_table *t = hwoff_table_new();
 	size_t total = 0, n_ref;
 	struct test_rng rng;
 	struct buffers b;
 	struct env e;
 	char err[256];
-	FILE *f;
-	int fd;
 
 	snprintf(dma, sizeof(dma), "%s", engine_driver(alg->kernel_name, HWOFF_IMPL_ENGINE_DMA));
 	{
@@ -873,14 +886,7 @@ START_TEST(path_switch_midstream)
 							       ranges, 3, err, sizeof(err)),
 					      "%s", err);
 	}
-	fd = mkstemp(table_path);
-	f = fdopen(fd, "w");
-	ck_assert(f && hwoff_table_write(t, f, "path_switch_midstream") == 0);
-	fclose(f);
-	hwoff_table_free(t);
-	snprintf(setting, sizeof(setting), "HWOFFLOAD_TABLE=%s", table_path);
-	ck_assert(load_with(&e, settings));
-	unlink(table_path);
+	load_with_table(&e, t, "path_switch_midstream");
 
 	test_rng_init(&rng, 0x3000 + (uint64_t)_i);
 	buffers_alloc(&b);
@@ -1333,8 +1339,7 @@ START_TEST(digest_shadow)
 {
 	const struct hwoff_alg *alg = row_where(digest_row, (size_t)_i);
 	const char *pio = engine_driver(alg->kernel_name, HWOFF_IMPL_ENGINE_PIO);
-	char table_path[] = "/tmp/hwoffload-shadow-XXXXXX", setting[128], err[256];
-	const char *settings[] = { setting, "HWOFFLOAD_FALLBACK=no", NULL };
+	char err[256];
 	const struct hwoff_range_spec ranges[] = { { 0, HWOFF_SOFTWARE },
 						   { 64, pio },
 						   { 1000, HWOFF_SOFTWARE } };
@@ -1346,20 +1351,11 @@ START_TEST(digest_shadow)
 	struct test_rng rng;
 	size_t off = 0;
 	struct env e;
-	FILE *f;
-	int fd;
 
 	ck_assert_msg(!hwoff_table_set(t, alg, HWOFF_DIGEST, HWOFF_THROUGHPUT, ranges, 3, err,
 				       sizeof(err)),
 		      "%s", err);
-	fd = mkstemp(table_path);
-	f = fdopen(fd, "w");
-	ck_assert(f && hwoff_table_write(t, f, "digest_shadow") == 0);
-	fclose(f);
-	hwoff_table_free(t);
-	snprintf(setting, sizeof(setting), "HWOFFLOAD_TABLE=%s", table_path);
-	ck_assert(load_with(&e, settings));
-	unlink(table_path);
+	load_with_table(&e, t, "digest_shadow");
 	test_rng_init(&rng, 0x5400 + (uint64_t)_i);
 	test_rng_fill(&rng, in, sizeof(in));
 

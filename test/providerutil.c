@@ -22,23 +22,22 @@ static const char *const env_keys[] = { "HWOFFLOAD_MODE",	"HWOFFLOAD_TABLE",
 #define ENV_KEYS (sizeof(env_keys) / sizeof(env_keys[0]))
 
 /*
- * An HMAC of properties' provider with row's digest. The default provider's HMAC is given its
- * digest from the default provider too (it would fetch hwoffload's otherwise); hwoffload's picks
- * its own.
+ * An HMAC context of hwoffload (hw) or of the default provider, with row's digest set and no key.
+ * The default provider's takes its digest from the default provider too (by name alone it would
+ * fetch hwoffload's); hwoffload's picks its own.
  */
-static EVP_MAC_CTX *hmac_with_digest(const struct prov_env *e, const char *properties,
-				     const struct hwoff_alg *row)
+static EVP_MAC_CTX *hmac_with_digest(const struct prov_env *e, bool hw, const struct hwoff_alg *row)
 {
-	OSSL_PARAM params[] = {
-		OSSL_PARAM_utf8_string(OSSL_MAC_PARAM_DIGEST, (char *)row->hmac_of->name, 0),
-		OSSL_PARAM_utf8_string(OSSL_MAC_PARAM_PROPERTIES, (char *)properties, 0),
-		OSSL_PARAM_END
-	};
+	const char *properties = hw ? "provider=hwoffload" : "provider=default";
+	OSSL_PARAM params[] = { OSSL_PARAM_utf8_string(OSSL_MAC_PARAM_DIGEST,
+						       (char *)row->hmac_of->name, 0),
+				hw ? (OSSL_PARAM)OSSL_PARAM_END
+				   : (OSSL_PARAM)OSSL_PARAM_utf8_string(OSSL_MAC_PARAM_PROPERTIES,
+									(char *)properties, 0),
+				OSSL_PARAM_END };
 	EVP_MAC *mac = EVP_MAC_fetch(e->libctx, "HMAC", properties);
 	EVP_MAC_CTX *ctx = mac ? EVP_MAC_CTX_new(mac) : NULL;
 
-	if (strcmp(properties, "provider=default") != 0)
-		params[1] = (OSSL_PARAM)OSSL_PARAM_END;
 	EVP_MAC_free(mac);
 	ck_assert_msg(ctx && EVP_MAC_CTX_set_params(ctx, params), "%s (%s): not fetched", row->name,
 		      properties);
@@ -70,8 +69,8 @@ void prov_env_load(struct prov_env *e, const char *mode, const char *fallback)
 		const char *name = hwoff_algs[i].name;
 
 		if (hwoff_alg_is_hmac(&hwoff_algs[i])) {
-			e->hw_hmac[i] = hmac_with_digest(e, "provider=hwoffload", &hwoff_algs[i]);
-			e->ref_hmac[i] = hmac_with_digest(e, "provider=default", &hwoff_algs[i]);
+			e->hw_hmac[i] = hmac_with_digest(e, true, &hwoff_algs[i]);
+			e->ref_hmac[i] = hmac_with_digest(e, false, &hwoff_algs[i]);
 		} else if (hwoff_alg_is_digest(&hwoff_algs[i])) {
 			e->hw_md[i] = EVP_MD_fetch(e->libctx, name, "provider=hwoffload");
 			e->ref_md[i] = EVP_MD_fetch(e->libctx, name, "provider=default");
