@@ -285,8 +285,7 @@ static bool print_provider(const char *dir, const char *prefix)
 	return prov != NULL;
 }
 
-/* The section of conf that configures hwoffload (named in its openssl_conf's providers), or NULL.
- */
+/* The section of conf that configures hwoffload (in its openssl_conf's providers), or NULL. */
 static const char *hwoffload_section(const CONF *conf)
 {
 	const char *init, *providers, *section = NULL;

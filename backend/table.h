@@ -174,8 +174,7 @@ void hwoff_path_served(struct hwoff_path *path);
 bool hwoff_path_usable(const struct hwoff_path *path);
 /* Why the path is out of service, or NULL while it is usable. */
 const char *hwoff_path_unusable_reason(const struct hwoff_path *path);
-/* While failed: the milliseconds until its next try (0: due); -1 when usable or unusable for good.
- */
+/* While failed: the ms until its next try (0: due); -1 when usable or unusable for good. */
 long long hwoff_path_retry_in_ms(const struct hwoff_path *path);
 /* Every kernel path, e.g. when the AF_ALG probe fails. */
 void hwoff_table_mark_kernel_paths_unusable(struct hwoff_table *t, const char *reason);

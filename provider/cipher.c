@@ -114,8 +114,7 @@ static int cipher_init(struct cipher_ctx *c, bool encrypt, const unsigned char *
 				     c->alg->key_bytes, keylen);
 			return 0;
 		}
-		/* the same key again: the kernel sessions have it (the next request sends the IV)
-		 */
+		/* the same key: the kernel sessions have it (the next request sends the IV) */
 		if (!c->keyed || CRYPTO_memcmp(c->key, key, keylen))
 			cipher_drop_kernel_sessions(c);
 		memcpy(c->key, key, keylen);

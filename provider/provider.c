@@ -97,21 +97,23 @@ static int write_statistics(struct hwprov *prov, bool force)
 	uint64_t last = atomic_load_explicit(&prov->stats_written_ns, memory_order_relaxed);
 	uint64_t now = hwoff_now_ns();
 	int fd, err = 0;
-	ssize_t len;
+	ssize_t len, written;
 
-	if (!force && (now - last < 1000000000u ||
-		       !atomic_compare_exchange_strong(&prov->stats_written_ns, &last, now)))
+	if (force)
+		atomic_store(&prov->stats_written_ns, now);
+	else if (now - last < 1000000000u ||
+		 !atomic_compare_exchange_strong(&prov->stats_written_ns, &last, now))
 		return 0;
-	atomic_store(&prov->stats_written_ns, now);
 	statistics_text(prov, text, sizeof(text));
 	statistics_file(prov, path, sizeof(path), "");
 	statistics_file(prov, new_path, sizeof(new_path), ".new");
 	fd = open(new_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
 	if (fd < 0)
 		return -errno;
-	len = write(fd, text, strlen(text));
-	if (len != (ssize_t)strlen(text))
-		err = len < 0 ? -errno : -EIO;
+	len = (ssize_t)strlen(text);
+	written = write(fd, text, (size_t)len);
+	if (written != len)
+		err = written < 0 ? -errno : -EIO;
 	if (close(fd) && !err)
 		err = -errno;
 	if (!err && rename(new_path, path))
