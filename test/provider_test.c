@@ -1142,13 +1142,18 @@ START_TEST(kernel_fault_recovers)
 	write_knob("fault_dma_error", 0);
 	ck_assert_int_eq(path_counter(&e, dma, "failures"), 1);
 
-	/* within the back-off: not sent to the engine */
-	ck_assert_int_eq(one_request(hw_md, hw_c, key, iv, &b, len), fallback);
-	if (fallback)
-		ck_assert_bytes_eq(alg->name, b.out, b.ref, out_len);
-	else
-		ck_assert_error_says("next try in");
+	/* within the back-off: not sent to the engine, and each counted where it went */
+	for (int i = 0; i < 8; i++) {
+		ck_assert_int_eq(one_request(hw_md, hw_c, key, iv, &b, len), fallback);
+		if (fallback)
+			ck_assert_bytes_eq(alg->name, b.out, b.ref, out_len);
+		else
+			ck_assert_error_says("next try in");
+	}
 	ck_assert_int_eq(path_counter(&e, dma, "requests"), served);
+	ck_assert_int_eq(path_counter(&e, dma, "errors"), 1);
+	ck_assert_int_eq(path_counter(&e, dma, "refused"), fallback ? 0 : 8);
+	ck_assert_int_eq(path_counter(&e, dma, "path-unusable"), fallback ? 8 : 0);
 
 	nanosleep(&past_backoff, NULL);
 	ck_assert(one_request(hw_md, hw_c, key, iv, &b, len));
