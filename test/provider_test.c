@@ -1174,6 +1174,29 @@ START_TEST(kernel_fault_recovers)
 END_TEST
 
 /*
+ * hwoffload-info, in this process's conditions, shows what the provider does: every route
+ * software, with a reason that names why (because), and no route to a driver.
+ */
+static void info_routes_software(const char *because)
+{
+	FILE *info = popen("backend/hwoffload-info", "r");
+	char line[1024];
+	int software = 0;
+
+	ck_assert_ptr_nonnull(info);
+	while (fgets(line, sizeof(line), info)) {
+		if (strncmp(line, "route: ", 7))
+			continue;
+		ck_assert_msg(strstr(line, "route: none: every request goes to software") &&
+				      strstr(line, because),
+			      "hwoffload-info: %s", line);
+		software++;
+	}
+	ck_assert_int_eq(pclose(info), 0);
+	ck_assert_int_eq(software, 1);
+}
+
+/*
  * A process refused AF_ALG by a seccomp filter (as sandboxed services are) while the kernel has
  * it and lists the engine: mode auto serves everything in software as its route, with no
  * fallback (so fallback=no does not fail), and the reason names the refusal, not a kernel option.
@@ -1245,6 +1268,7 @@ START_TEST(af_alg_refused)
 	ck_assert_int_eq(path_counter(&e, "software", "fallbacks"), 0);
 	unload(&e);
 	buffers_free(&b);
+	info_routes_software("seccomp");
 }
 END_TEST
 #endif
