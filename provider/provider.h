@@ -204,6 +204,20 @@ void hwprov_raise(const struct hwprov *prov, enum hwprov_reason reason, const ch
 		  const char *func, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
 
 /*
+ * An input length no buffer has: a negative int (EVP_CipherUpdate()'s inl) that OpenSSL passed
+ * on as a size_t. 1 when len is not one, else 0 with an error that names it. OpenSSL's own AES-CTR
+ * and GCM read past the buffer with it, its CBC says "output buffer too small".
+ */
+static inline int hwprov_check_length(const struct hwprov *prov, const char *name, size_t len)
+{
+	if (len <= PTRDIFF_MAX)
+		return 1;
+	HWPROV_RAISE(prov, HWPROV_R_BAD_ARGUMENT, "%s: an input length of %lld bytes", name,
+		     (long long)len);
+	return 0;
+}
+
+/*
  * The software tier (software.c): a child library context with the default provider in it;
  * 1, or 0 with the error raised. Tear-down undoes it.
  */
