@@ -11,7 +11,6 @@
 #define HWPROV_PROVIDER_H
 
 #include <limits.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -139,8 +138,8 @@ struct hwprov {
 	char warnings[HWPROV_REPORT_MAX]; /* about the table, one per line; "" when none */
 	/* Why mode pio/dma cannot serve a row here, by row; "" when it can. */
 	char no_path[HWOFF_ALG_COUNT][HWOFF_PROBE_REASON_MAX + 256];
-	/* The default provider's implementations, found on first use (under provider.c's lock). */
-	atomic_bool software_found[HWOFF_ALG_COUNT];
+	/* The default provider's implementations, found at load (software.c). */
+	bool software_found[HWOFF_ALG_COUNT];
 	struct hwprov_software software[HWOFF_ALG_COUNT];
 	OSSL_PROVIDER *software_provider; /* whose dispatch tables those are */
 	/*
