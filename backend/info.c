@@ -147,11 +147,11 @@ static void print_lines(const char *key, const char *text)
 	}
 }
 
-/* The table's entries as the file format writes them: one "route:" line each. */
-static int print_routes(const struct hwoff_table *t)
+/* The table's entries as the file format writes them: one "KEY: ENTRY" line each. */
+static int print_entries(const struct hwoff_table *t, const char *key, size_t *count)
 {
 	char *text = NULL, *line, *save = NULL;
-	size_t size = 0, routes = 0;
+	size_t size = 0;
 	FILE *mem = open_memstream(&text, &size);
 
 	if (!mem || hwoff_table_write(t, mem, NULL)) {
@@ -162,16 +162,15 @@ static int print_routes(const struct hwoff_table *t)
 		return -1;
 	}
 	fclose(mem);
+	*count = 0;
 	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
 		if (strncmp(line, HWOFF_TABLE_MAGIC " ", strlen(HWOFF_TABLE_MAGIC) + 1) == 0 ||
 		    strncmp(line, "fingerprint ", 12) == 0)
 			continue;
-		printf("route: %s\n", line);
-		routes++;
+		printf("%s: %s\n", key, line);
+		(*count)++;
 	}
 	free(text);
-	printf(routes ? "route: anything else: software\n"
-		      : "route: none: every request goes to software\n");
 	return 0;
 }
 
@@ -180,8 +179,8 @@ static int print_table(struct hwoff_table *t, const char *file, const struct hwo
 {
 	char *warnings = calloc(1, WARNINGS_MAX);
 	struct hwoff_fingerprint machine;
-	size_t differences;
-	int ret;
+	size_t differences, routes = 0;
+	int ret = 0;
 
 	if (!warnings) {
 		fprintf(stderr, "hwoffload-info: out of memory\n");
@@ -220,7 +219,19 @@ static int print_table(struct hwoff_table *t, const char *file, const struct hwo
 		else
 			printf("path: %s usable\n", t->paths[p].name);
 	}
-	ret = print_routes(t);
+	/* As the provider does: without AF_ALG the table is not used, software is the route. */
+	if (!af_alg) {
+		ret = print_entries(t, "table-entry", &routes);
+		if (routes)
+			printf("table-not-used: its entries above are not used, as AF_ALG is "
+			       "unusable here\n");
+		printf("route: none: every request goes to software, as AF_ALG is unusable here: "
+		       "%s\n",
+		       probe_reason);
+	} else if (!(ret = print_entries(t, "route", &routes))) {
+		printf(routes ? "route: anything else: software\n"
+			      : "route: none: every request goes to software\n");
+	}
 	free(warnings);
 	return ret;
 }

@@ -77,6 +77,7 @@ struct hwoff_path *hwoff_route_by_table(struct hwoff_router *r, const struct hwo
 		hwoff_count_fallback(&c.unusable->counters, HWOFF_FALLBACK_PATH_UNUSABLE);
 		return c.path;
 	}
+	hwoff_count_refusal(&c.unusable->counters);
 	*refused = c.unusable;
 	return NULL;
 }

@@ -97,8 +97,9 @@ struct hwoff_path *hwoff_route_by_table(struct hwoff_router *r, const struct hwo
 /*
  * The path that serves a request of size bytes. cache, which may be NULL, keeps the answer while
  * it holds. When the table's path is out of service it counts a fallback and returns software;
- * or, with fallback off, returns NULL with that path in *refused (the request must fail; see
- * hwoff_route_refusal()). Inline up to the table: at 16 bytes a call is a tenth of a request.
+ * or, with fallback off, counts a refusal and returns NULL with that path in *refused (the
+ * request must fail; see hwoff_route_refusal()). Inline up to the table: at 16 bytes a call is a
+ * tenth of a request.
  */
 static inline struct hwoff_path *hwoff_route(struct hwoff_router *r, const struct hwoff_alg *alg,
 					     enum hwoff_direction direction, size_t size,

@@ -16,6 +16,11 @@ void hwoff_count_error(struct hwoff_counters *c)
 	atomic_fetch_add_explicit(&c->errors, 1, memory_order_relaxed);
 }
 
+void hwoff_count_refusal(struct hwoff_counters *c)
+{
+	atomic_fetch_add_explicit(&c->refused, 1, memory_order_relaxed);
+}
+
 void hwoff_count_fallback(struct hwoff_counters *c, enum hwoff_fallback_reason reason)
 {
 	if (reason < HWOFF_FALLBACK_REASON_COUNT)
@@ -43,6 +48,7 @@ void hwoff_counters_read(const struct hwoff_counters *c, struct hwoff_counts *ou
 	out->requests = atomic_load_explicit(&c->requests, memory_order_relaxed);
 	out->bytes = atomic_load_explicit(&c->bytes, memory_order_relaxed);
 	out->errors = atomic_load_explicit(&c->errors, memory_order_relaxed);
+	out->refused = atomic_load_explicit(&c->refused, memory_order_relaxed);
 	for (int r = 0; r < HWOFF_FALLBACK_REASON_COUNT; r++)
 		out->fallbacks[r] = atomic_load_explicit(&c->fallbacks[r], memory_order_relaxed);
 	out->failures = atomic_load_explicit(&c->failures, memory_order_relaxed);
@@ -77,9 +83,10 @@ void hwoff_counters_format(char *buf, size_t size, const char *path_name,
 	hwoff_counters_read(c, &n);
 	for (int r = 0; r < HWOFF_FALLBACK_REASON_COUNT; r++)
 		fallbacks += n.fallbacks[r];
-	hwoff_appendf(buf, size, "%s requests=%llu bytes=%llu errors=%llu fallbacks=%llu (",
+	hwoff_appendf(buf, size,
+		      "%s requests=%llu bytes=%llu errors=%llu refused=%llu fallbacks=%llu (",
 		      path_name, (unsigned long long)n.requests, (unsigned long long)n.bytes,
-		      (unsigned long long)n.errors, fallbacks);
+		      (unsigned long long)n.errors, (unsigned long long)n.refused, fallbacks);
 	for (int r = 0; r < HWOFF_FALLBACK_REASON_COUNT; r++)
 		hwoff_appendf(buf, size, "%s%s=%llu", r ? " " : "", hwoff_fallback_reason_name(r),
 			      (unsigned long long)n.fallbacks[r]);

@@ -35,6 +35,8 @@ struct hwoff_counters {
 	atomic_uint_least64_t requests; /* requests this path served */
 	atomic_uint_least64_t bytes; /* their bytes */
 	atomic_uint_least64_t errors; /* requests that failed on this path */
+	/* requests that failed unsent as the path was out of service (fallback off) */
+	atomic_uint_least64_t refused;
 	/* requests the table sent here that software served instead */
 	atomic_uint_least64_t fallbacks[HWOFF_FALLBACK_REASON_COUNT];
 	atomic_uint_least64_t failures; /* times a failure took the path out of service */
@@ -49,6 +51,7 @@ struct hwoff_counts {
 	uint64_t requests;
 	uint64_t bytes;
 	uint64_t errors;
+	uint64_t refused;
 	uint64_t fallbacks[HWOFF_FALLBACK_REASON_COUNT];
 	uint64_t failures;
 	uint64_t recoveries;
@@ -59,6 +62,7 @@ struct hwoff_counts {
 /* Several requests at once: a caller that tallies its own requests adds them in batches. */
 void hwoff_count_requests(struct hwoff_counters *c, uint64_t requests, uint64_t bytes);
 void hwoff_count_error(struct hwoff_counters *c);
+void hwoff_count_refusal(struct hwoff_counters *c);
 void hwoff_count_fallback(struct hwoff_counters *c, enum hwoff_fallback_reason reason);
 void hwoff_count_failure(struct hwoff_counters *c);
 void hwoff_count_recovery(struct hwoff_counters *c, uint64_t unusable_ns);
@@ -70,7 +74,7 @@ const char *hwoff_fallback_reason_name(enum hwoff_fallback_reason reason);
 
 /*
  * Append one line to the string in buf (see hwoff_appendf()): "NAME requests=N bytes=N
- * errors=N fallbacks=N (path-unusable=N setup-failed=N request-failed=N unsupported=N)
+ * errors=N refused=N fallbacks=N (path-unusable=N setup-failed=N request-failed=N unsupported=N)
  * failures=N recoveries=N unusable-ms=N tag-mismatches=N" (unusable-ms: the time out of service
  * until the last recovery).
  */

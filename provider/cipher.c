@@ -168,7 +168,7 @@ static int check_call(struct cipher_ctx *c, const void *out, const void *in, siz
 			     in ? "output" : "input");
 		return 0;
 	}
-	return 1;
+	return hwprov_check_length(c->prov, c->alg->name, inl);
 }
 
 int cipher_check_room(struct cipher_ctx *c, size_t need, size_t outsize)

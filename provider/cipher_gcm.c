@@ -493,6 +493,8 @@ static int gcm_update(void *vctx, unsigned char *out, size_t *outl, size_t outsi
 {
 	struct gcm_ctx *c = vctx;
 
+	if (!hwprov_check_length(c->prov, c->alg->name, inl))
+		return 0;
 	if (c->tls)
 		return tls_record(c, false, out, outl, outsize, in, inl);
 	if (!inl) {

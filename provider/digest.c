@@ -434,6 +434,8 @@ static int digest_update(void *vctx, const unsigned char *in, size_t inl)
 	}
 	if (!inl)
 		return 1;
+	if (!hwprov_check_length(c->prov, c->alg->name, inl))
+		return 0;
 	if (!in) {
 		HWPROV_RAISE(c->prov, HWPROV_R_BAD_ARGUMENT, "%s: NULL input of %zu bytes",
 			     c->alg->name, inl);

@@ -259,6 +259,8 @@ static int hmac_update(void *vctx, const unsigned char *in, size_t len)
 {
 	struct mac_ctx *m = vctx;
 
+	if (!hwprov_check_length(m->prov, "HMAC", len))
+		return 0;
 	m->total += len;
 	if (m->routed)
 		return hwprov_hmac_message_update(m->message, in, len);

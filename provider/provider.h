@@ -11,7 +11,6 @@
 #define HWPROV_PROVIDER_H
 
 #include <limits.h>
-#include <pthread.h>
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -139,8 +138,8 @@ struct hwprov {
 	char warnings[HWPROV_REPORT_MAX]; /* about the table, one per line; "" when none */
 	/* Why mode pio/dma cannot serve a row here, by row; "" when it can. */
 	char no_path[HWOFF_ALG_COUNT][HWOFF_PROBE_REASON_MAX + 256];
-	/* The default provider's implementations, found on first use (under provider.c's lock). */
-	atomic_bool software_found[HWOFF_ALG_COUNT];
+	/* The default provider's implementations, found at load (software.c). */
+	bool software_found[HWOFF_ALG_COUNT];
 	struct hwprov_software software[HWOFF_ALG_COUNT];
 	OSSL_PROVIDER *software_provider; /* whose dispatch tables those are */
 	/*
@@ -202,6 +201,20 @@ int hwprov_param_set_utf8(OSSL_PARAM params[], const char *key, const char *valu
 	hwprov_raise(prov, reason, __FILE__, __LINE__, __func__, __VA_ARGS__)
 void hwprov_raise(const struct hwprov *prov, enum hwprov_reason reason, const char *file, int line,
 		  const char *func, const char *fmt, ...) __attribute__((format(printf, 6, 7)));
+
+/*
+ * An input length no buffer has: a negative int (EVP_CipherUpdate()'s inl) that OpenSSL passed
+ * on as a size_t. 1 when len is not one, else 0 with an error that names it. OpenSSL's own AES-CTR
+ * and GCM read past the buffer with it, its CBC says "output buffer too small".
+ */
+static inline int hwprov_check_length(const struct hwprov *prov, const char *name, size_t len)
+{
+	if (len <= PTRDIFF_MAX)
+		return 1;
+	HWPROV_RAISE(prov, HWPROV_R_BAD_ARGUMENT, "%s: an input length of %lld bytes", name,
+		     (long long)len);
+	return 0;
+}
 
 /*
  * The software tier (software.c): a child library context with the default provider in it;

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * software.c - the software tier: OpenSSL's default provider in a child library context, and its
- * implementation of each row, found on first use and called through its dispatch table.
+ * implementation of each row, found at load and called through its dispatch table.
  */
 #include <string.h>
 #include <strings.h>
@@ -136,31 +136,7 @@ static int software_query(const struct hwoff_alg *alg)
 	return hwoff_alg_is_hmac(alg) ? 2 : hwoff_alg_is_digest(alg);
 }
 
-/*
- * Guards the first look-up of a row's software implementation, in every instance of the
- * provider. One lock for all, held across fork() (pthread_atfork): a child forked while another
- * thread looked one up would otherwise inherit it locked for good, and hang at its own first
- * look-up.
- */
-static pthread_mutex_t software_lock = PTHREAD_MUTEX_INITIALIZER;
-static pthread_once_t software_lock_atfork = PTHREAD_ONCE_INIT;
-
-static void software_lock_take(void)
-{
-	pthread_mutex_lock(&software_lock);
-}
-
-static void software_lock_give(void)
-{
-	pthread_mutex_unlock(&software_lock);
-}
-
-static void software_lock_hold_across_fork(void)
-{
-	pthread_atfork(software_lock_take, software_lock_give, software_lock_give);
-}
-
-/* Under software_lock: the default provider's entry for alg, and the functions we call. */
+/* The default provider's entry for alg, and the functions we call. */
 static int find_software(struct hwprov *prov, const struct hwoff_alg *alg)
 {
 	struct hwprov_software *sw = &prov->software[hwoff_alg_index(alg)];
@@ -211,16 +187,8 @@ static int find_software(struct hwprov *prov, const struct hwoff_alg *alg)
 const struct hwprov_software *hwprov_software_of(struct hwprov *prov, const struct hwoff_alg *alg)
 {
 	size_t row = hwoff_alg_index(alg);
-	int found;
 
-	if (atomic_load_explicit(&prov->software_found[row], memory_order_acquire))
-		return &prov->software[row];
-	software_lock_take();
-	found = atomic_load(&prov->software_found[row]) || find_software(prov, alg);
-	if (found)
-		atomic_store_explicit(&prov->software_found[row], true, memory_order_release);
-	software_lock_give();
-	if (found)
+	if (prov->software_found[row])
 		return &prov->software[row];
 	HWPROV_RAISE(prov, HWPROV_R_SOFTWARE, "the default provider has no %s", alg->name);
 	return NULL;
@@ -233,7 +201,6 @@ const struct hwprov_software *hwprov_software_of(struct hwprov *prov, const stru
  */
 int hwprov_software_set_up(struct hwprov *prov, const OSSL_DISPATCH *in)
 {
-	pthread_once(&software_lock_atfork, software_lock_hold_across_fork);
 	prov->libctx = OSSL_LIB_CTX_new_child(prov->handle, in);
 	if (!prov->libctx) {
 		HWPROV_RAISE(prov, HWPROV_R_INIT, "no child library context for the software tier");
@@ -249,6 +216,13 @@ int hwprov_software_set_up(struct hwprov *prov, const OSSL_DISPATCH *in)
 			return 0;
 		}
 	}
+	/*
+	 * Every row's implementation now, none on first use: a look-up fetches, and a child forked
+	 * while another thread held one of OpenSSL 3.0's store locks (they have no fork handlers)
+	 * would wait for ever at its first use of a row.
+	 */
+	for (size_t row = 0; row < HWOFF_ALG_COUNT; row++)
+		prov->software_found[row] = find_software(prov, &hwoff_algs[row]);
 	return 1;
 }
 

@@ -1142,13 +1142,19 @@ START_TEST(kernel_fault_recovers)
 	write_knob("fault_dma_error", 0);
 	ck_assert_int_eq(path_counter(&e, dma, "failures"), 1);
 
-	/* within the back-off: not sent to the engine */
-	ck_assert_int_eq(one_request(hw_md, hw_c, key, iv, &b, len), fallback);
-	if (fallback)
-		ck_assert_bytes_eq(alg->name, b.out, b.ref, out_len);
-	else
-		ck_assert_error_says("next try in");
+	/* within the back-off: not sent to the engine, and each counted where it went */
+	for (int i = 0; i < 8; i++) {
+		ck_assert_int_eq(one_request(hw_md, hw_c, key, iv, &b, len), fallback);
+		if (fallback)
+			ck_assert_bytes_eq(alg->name, b.out, b.ref, out_len);
+		else
+			ck_assert_error_says("next try in");
+	}
 	ck_assert_int_eq(path_counter(&e, dma, "requests"), served);
+	ck_assert_int_eq(path_counter(&e, dma, "errors"), 1);
+	ck_assert_int_eq(path_counter(&e, dma, "refused"), fallback ? 0 : 8);
+	/* with fallback: the failed request, then the 8 of the back-off (path-unusable) */
+	ck_assert_int_eq(path_counter(&e, dma, "fallbacks"), fallback ? 1 + 8 : 0);
 
 	nanosleep(&past_backoff, NULL);
 	ck_assert(one_request(hw_md, hw_c, key, iv, &b, len));
@@ -1167,6 +1173,29 @@ START_TEST(kernel_fault_recovers)
 	buffers_free(&b);
 }
 END_TEST
+
+/*
+ * hwoffload-info, in this process's conditions, shows what the provider does: every route
+ * software, with a reason that names why (because), and no route to a driver.
+ */
+static void info_routes_software(const char *because)
+{
+	FILE *info = popen("backend/hwoffload-info", "r");
+	char line[1024];
+	int software = 0;
+
+	ck_assert_ptr_nonnull(info);
+	while (fgets(line, sizeof(line), info)) {
+		if (strncmp(line, "route: ", 7))
+			continue;
+		ck_assert_msg(strstr(line, "route: none: every request goes to software") &&
+				      strstr(line, because),
+			      "hwoffload-info: %s", line);
+		software++;
+	}
+	ck_assert_int_eq(pclose(info), 0);
+	ck_assert_int_eq(software, 1);
+}
 
 /*
  * A process refused AF_ALG by a seccomp filter (as sandboxed services are) while the kernel has
@@ -1240,15 +1269,10 @@ START_TEST(af_alg_refused)
 	ck_assert_int_eq(path_counter(&e, "software", "fallbacks"), 0);
 	unload(&e);
 	buffers_free(&b);
+	info_routes_software("seccomp");
 }
 END_TEST
 #endif
-
-#if PROVIDER_TEST_IN_GUEST
-static bool digest_row(const struct hwoff_alg *alg)
-{
-	return hwoff_alg_is_digest(alg);
-}
 
 /* A message of a digest row, or of an HMAC row (keyed with key), through one interface. */
 struct hashing {
@@ -1288,19 +1312,6 @@ static void hashing_update(struct hashing *h, const unsigned char *in, size_t le
 	ck_assert(h->mac ? EVP_MAC_update(h->mac, in, len) : EVP_DigestUpdate(h->md, in, len));
 }
 
-static void hashing_copy(struct hashing *to, const struct hashing *from)
-{
-	if (from->mac) {
-		EVP_MAC_CTX_free(to->mac);
-		to->mac = EVP_MAC_CTX_dup(from->mac);
-		ck_assert(to->mac);
-	} else {
-		if (!to->md)
-			to->md = EVP_MD_CTX_new();
-		ck_assert(to->md && EVP_MD_CTX_copy_ex(to->md, from->md));
-	}
-}
-
 static void hashing_final(struct hashing *h, unsigned char *out)
 {
 	size_t outl;
@@ -1325,6 +1336,136 @@ static void hashing_reference(struct env *e, const struct hwoff_alg *alg, const 
 	hashing_update(&h, in, len);
 	hashing_final(&h, out);
 	hashing_free(&h);
+}
+
+#define NEGATIVE_DATA 4096 /* then 100 bytes more: on the engine in every mode of the guest */
+
+/* A bad update of hwoffload's: refused, with an error that names the length. */
+static void check_negative_refused(const struct hwoff_alg *alg, int refused, int len)
+{
+	char says[64];
+
+	snprintf(says, sizeof(says), "an input length of %d bytes", len);
+	ck_assert_msg(!refused, "%s: an update of %d bytes was taken", alg->name, len);
+	ck_assert_error_says(says);
+}
+
+/*
+ * A cipher row's stream of NEGATIVE_DATA + 100 bytes (after 13 of AAD for GCM) by provider; on
+ * hwoffload's, an update of len bytes first (AAD's, for GCM), between the two and before final.
+ * Returns the output's length; tag gets GCM's.
+ */
+static size_t negative_cipher(struct env *e, const struct hwoff_alg *alg, const char *provider,
+			      int len, const unsigned char *in, unsigned char *out,
+			      unsigned char *tag)
+{
+	EVP_CIPHER *cipher = EVP_CIPHER_fetch(e->libctx, alg->name, provider);
+	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
+	unsigned char key[32] = { 5 }, iv[16] = { 6 };
+	bool hw = strstr(provider, "hwoffload");
+	int n, done;
+
+	ck_assert(cipher && ctx && EVP_EncryptInit_ex2(ctx, cipher, key, iv, NULL));
+	if (hw)
+		check_negative_refused(
+			alg,
+			EVP_EncryptUpdate(ctx, hwoff_alg_is_aead(alg) ? NULL : out, &n, in, len),
+			len);
+	if (hwoff_alg_is_aead(alg))
+		ck_assert(EVP_EncryptUpdate(ctx, NULL, &n, in, 13));
+	ck_assert(EVP_EncryptUpdate(ctx, out, &n, in, NEGATIVE_DATA));
+	done = n;
+	if (hw)
+		check_negative_refused(alg, EVP_EncryptUpdate(ctx, out + done, &n, in, len), len);
+	ck_assert(EVP_EncryptUpdate(ctx, out + done, &n, in + NEGATIVE_DATA, 100));
+	done += n;
+	if (hw)
+		check_negative_refused(alg, EVP_EncryptUpdate(ctx, out + done, &n, in, len), len);
+	ck_assert(EVP_EncryptFinal_ex(ctx, out + done, &n));
+	done += n;
+	if (hwoff_alg_is_aead(alg))
+		ck_assert(EVP_CIPHER_CTX_get_params(
+			ctx, (OSSL_PARAM[]){
+				     OSSL_PARAM_octet_string(OSSL_CIPHER_PARAM_AEAD_TAG, tag, 16),
+				     OSSL_PARAM_END }));
+	EVP_CIPHER_CTX_free(ctx);
+	EVP_CIPHER_free(cipher);
+	return (size_t)done;
+}
+
+/*
+ * _i: the mode. A negative length (an int passed on as a size_t: EVP_CipherUpdate()'s inl, or
+ * a digest's or MAC's length computed as an int) on every row, on every path: an error that names
+ * the length, where OpenSSL's own AES-CTR and GCM read past the buffer and its ECB and CBC say
+ * "output buffer too small"; and the stream goes on as if the update had not been made.
+ */
+START_TEST(negative_length)
+{
+	static const int lens[] = { -1, -16 };
+	static unsigned char in[NEGATIVE_DATA + 100], out[NEGATIVE_DATA + 132],
+		want[NEGATIVE_DATA + 132];
+	unsigned char key[20] = { 7 }, tag[16], want_tag[16];
+	struct env e;
+
+	memset(in, 0x3c, sizeof(in));
+	load(&e, modes[_i], "no");
+	for (size_t r = 0; r < HWOFF_ALG_COUNT; r++) {
+		const struct hwoff_alg *alg = &hwoff_algs[r];
+
+		for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+			struct hashing h = { 0 };
+			size_t len;
+
+			if (!hwoff_alg_is_digest(alg)) {
+				len = negative_cipher(&e, alg, "provider=hwoffload", lens[k], in,
+						      out, tag);
+				ck_assert_uint_eq(negative_cipher(&e, alg, "provider=default", 0,
+								  in, want, want_tag),
+						  len);
+				ck_assert_bytes_eq(alg->name, out, want, len);
+				if (hwoff_alg_is_aead(alg))
+					ck_assert_bytes_eq(alg->name, tag, want_tag, 16);
+				continue;
+			}
+			hashing_init(&h, &e, alg, "hwoffload", key, sizeof(key));
+			for (size_t part = 0; part < 3; part++) {
+				size_t bad = (size_t)(ssize_t)lens[k];
+
+				check_negative_refused(alg,
+						       h.mac ? EVP_MAC_update(h.mac, in, bad)
+							     : EVP_DigestUpdate(h.md, in, bad),
+						       lens[k]);
+				if (part < 2)
+					hashing_update(&h, in + part * NEGATIVE_DATA,
+						       part ? 100 : NEGATIVE_DATA);
+			}
+			hashing_final(&h, out);
+			hashing_free(&h);
+			hashing_reference(&e, alg, key, in, sizeof(in), want);
+			ck_assert_bytes_eq(alg->name, out, want, alg->digest_bytes);
+		}
+	}
+	unload(&e);
+}
+END_TEST
+
+#if PROVIDER_TEST_IN_GUEST
+static bool digest_row(const struct hwoff_alg *alg)
+{
+	return hwoff_alg_is_digest(alg);
+}
+
+static void hashing_copy(struct hashing *to, const struct hashing *from)
+{
+	if (from->mac) {
+		EVP_MAC_CTX_free(to->mac);
+		to->mac = EVP_MAC_CTX_dup(from->mac);
+		ck_assert(to->mac);
+	} else {
+		if (!to->md)
+			to->md = EVP_MD_CTX_new();
+		ck_assert(to->md && EVP_MD_CTX_copy_ex(to->md, from->md));
+	}
 }
 
 /*
@@ -1409,6 +1550,7 @@ static Suite *provider_suite(void)
 	tcase_add_loop_test(tc, copy_midstream, 0, (int)(stream_rows() * MODES));
 	tcase_add_loop_test(tc, parameters_match_default, 0, (int)stream_rows());
 	tcase_add_loop_test(tc, bad_cipher_input, 0, (int)MODES);
+	tcase_add_loop_test(tc, negative_length, 0, (int)MODES);
 	tcase_add_loop_test(tc, same_key_again, 0, (int)MODES);
 	tcase_add_loop_test(tc, bad_configuration, 0,
 			    (int)(sizeof(bad_configs) / sizeof(bad_configs[0])));

@@ -5,6 +5,7 @@
 #include <pthread.h>
 #include <string.h>
 
+#include "backend/router.h"
 #include "backend/stats.h"
 #include "backend/table.h"
 #include "test/unit/backend_test.h"
@@ -63,8 +64,9 @@ START_TEST(test_format)
 	hwoff_count_fallback(&c, HWOFF_FALLBACK_UNSUPPORTED);
 	hwoff_count_tag_mismatch(&c);
 	hwoff_count_tag_mismatch(&c);
+	hwoff_count_refusal(&c);
 	hwoff_counters_format(buf, sizeof(buf), "cbc-aes-omap", &c);
-	ck_assert_str_eq(buf, "cbc-aes-omap requests=2 bytes=128 errors=0 fallbacks=3 "
+	ck_assert_str_eq(buf, "cbc-aes-omap requests=2 bytes=128 errors=0 refused=1 fallbacks=3 "
 			      "(path-unusable=1 setup-failed=1 request-failed=0 unsupported=1) "
 			      "failures=2 recoveries=1 unusable-ms=2 tag-mismatches=2\n");
 	hwoff_counters_format(tiny, sizeof(tiny), "cbc-aes-omap", &c);
@@ -93,14 +95,50 @@ START_TEST(test_table_report)
 
 	hwoff_table_format_stats(t, buf, sizeof(buf));
 	ck_assert_str_eq(
-		buf, "software requests=1 bytes=4096 errors=0 fallbacks=0 (path-unusable=0 "
-		     "setup-failed=0 request-failed=0 unsupported=0) failures=0 recoveries=0 "
-		     "unusable-ms=0 tag-mismatches=0\n"
-		     "cbc-aes-omap requests=1 bytes=4096 errors=0 fallbacks=1 "
-		     "(path-unusable=1 setup-failed=0 request-failed=0 unsupported=0) failures=0 "
-		     "recoveries=0 unusable-ms=0 tag-mismatches=0\n"
-		     "cbc-aes-omap unusable: bind: No such file or directory\n");
+		buf,
+		"software requests=1 bytes=4096 errors=0 refused=0 fallbacks=0 (path-unusable=0 "
+		"setup-failed=0 request-failed=0 unsupported=0) failures=0 recoveries=0 "
+		"unusable-ms=0 tag-mismatches=0\n"
+		"cbc-aes-omap requests=1 bytes=4096 errors=0 refused=0 fallbacks=1 "
+		"(path-unusable=1 setup-failed=0 request-failed=0 unsupported=0) failures=0 "
+		"recoveries=0 unusable-ms=0 tag-mismatches=0\n"
+		"cbc-aes-omap unusable: bind: No such file or directory\n");
 	hwoff_table_free(t);
+}
+END_TEST
+
+/*
+ * A DMA timeout, then requests during the path's back-off: one error, and each later request
+ * counted where it went: refused (fallback off) or a path-unusable fallback (on).
+ */
+START_TEST(test_backoff_counted)
+{
+	const struct hwoff_range_spec ranges[] = { { 0, "cbc-aes-hwoffload-dma" } };
+	const struct hwoff_alg *cbc = hwoff_alg_by_name("AES-128-CBC");
+	struct hwoff_table *t = hwoff_table_new();
+	struct hwoff_path *dma, *refused = NULL;
+	struct hwoff_router r;
+	struct hwoff_counts n;
+	char err[256];
+
+	ck_assert_int_eq(hwoff_table_set(t, cbc, HWOFF_ENCRYPT, HWOFF_THROUGHPUT, ranges, 1, err,
+					 sizeof(err)),
+			 0);
+	hwoff_router_init(&r, t, HWOFF_THROUGHPUT, _i, 10000);
+	dma = hwoff_route(&r, cbc, HWOFF_ENCRYPT, 4096, NULL, &refused);
+	ck_assert(!dma->software);
+	ck_assert_int_eq(hwoff_route_failed(&r, dma, HWOFF_FALLBACK_REQUEST_FAILED, true,
+					    "recvmsg: Connection timed out"),
+			 _i);
+	for (int i = 0; i < 8; i++)
+		ck_assert_ptr_eq(hwoff_route(&r, cbc, HWOFF_ENCRYPT, 4096, NULL, &refused),
+				 _i ? hwoff_router_software(&r) : NULL);
+	hwoff_counters_read(&dma->counters, &n);
+	ck_assert_uint_eq(n.errors, 1);
+	ck_assert_uint_eq(n.refused, (uint64_t)(_i ? 0 : 8));
+	ck_assert_uint_eq(n.fallbacks[HWOFF_FALLBACK_PATH_UNUSABLE], (uint64_t)(_i ? 8 : 0));
+	ck_assert_uint_eq(n.fallbacks[HWOFF_FALLBACK_REQUEST_FAILED], (uint64_t)(_i ? 1 : 0));
+	hwoff_router_fini(&r);
 }
 END_TEST
 
@@ -112,6 +150,7 @@ Suite *backend_stats_suite(void)
 	tcase_add_test(tc, test_threads);
 	tcase_add_test(tc, test_format);
 	tcase_add_test(tc, test_table_report);
+	tcase_add_loop_test(tc, test_backoff_counted, 0, 2);
 	suite_add_tcase(s, tc);
 	return s;
 }
