@@ -4,6 +4,7 @@
  * (out of service, back-off, counters) with the check of its drivers against discovery.
  */
 #include <ctype.h>
+#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -458,11 +459,22 @@ void hwoff_table_mark_kernel_paths_unusable(struct hwoff_table *t, const char *r
 		hwoff_path_mark_unusable(&t->paths[p], reason);
 }
 
-static void mark_and_warn(struct hwoff_path *path, const char *reason, char *warnings,
-			  size_t warnings_len)
+/* Mark path unusable for the printf-style reason, which becomes a line of warnings; 1 problem. */
+static size_t mark_and_warn(struct hwoff_path *path, char *warnings, size_t warnings_len,
+			    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+static size_t mark_and_warn(struct hwoff_path *path, char *warnings, size_t warnings_len,
+			    const char *fmt, ...)
 {
+	char reason[384];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(reason, sizeof(reason), fmt, ap);
+	va_end(ap);
 	hwoff_path_mark_unusable(path, reason);
 	hwoff_appendf(warnings, warnings_len, "%s\n", reason);
+	return 1;
 }
 
 /* Merge e's adjacent ranges of one path, after a clamp made some of them software. */
@@ -555,19 +567,17 @@ size_t hwoff_table_check_drivers(struct hwoff_table *t, const struct hwoff_disco
 				 char *warnings, size_t warnings_len)
 {
 	size_t problems = 0;
-	char reason[384];
 
 	for (unsigned int p = 1; p < t->path_count; p++) {
 		struct hwoff_path *path = &t->paths[p];
 		const struct hwoff_impl *impl = hwoff_discovery_find(d, path->name);
 
 		if (!impl) {
-			snprintf(reason, sizeof(reason),
-				 "the table's driver %s is not in /proc/crypto (not loaded, or its "
-				 "self-test did not pass)",
-				 path->name);
-			mark_and_warn(path, reason, warnings, warnings_len);
-			problems++;
+			problems +=
+				mark_and_warn(path, warnings, warnings_len,
+					      "the table's driver %s is not in /proc/crypto (not "
+					      "loaded, or its self-test did not pass)",
+					      path->name);
 			continue;
 		}
 		for (size_t index = 0; index < HWOFF_TABLE_ENTRY_COUNT; index++) {
@@ -579,24 +589,20 @@ size_t hwoff_table_check_drivers(struct hwoff_table *t, const struct hwoff_disco
 				used |= e->ranges[i].path == p;
 			if (!used || strcmp(alg->kernel_name, impl->name) == 0)
 				continue;
-			snprintf(reason, sizeof(reason),
-				 "the table sends %s to driver %s, which implements %s, not %s",
-				 alg->name, path->name, impl->name, alg->kernel_name);
-			mark_and_warn(path, reason, warnings, warnings_len);
-			problems++;
+			problems += mark_and_warn(
+				path, warnings, warnings_len,
+				"the table sends %s to driver %s, which implements %s, not %s",
+				alg->name, path->name, impl->name, alg->kernel_name);
 			break;
 		}
 		if (impl->class != HWOFF_IMPL_OFFLOAD)
 			continue;
 		problems += clamp_to_proof(t, p, warnings, warnings_len);
-		if (hwoff_guard_driver(path->name, 0)) {
-			snprintf(reason, sizeof(reason),
-				 "another vendor's engine %s has no guard: more than the drivers "
-				 "one process guards",
-				 path->name);
-			mark_and_warn(path, reason, warnings, warnings_len);
-			problems++;
-		}
+		if (hwoff_guard_driver(path->name, 0))
+			problems += mark_and_warn(path, warnings, warnings_len,
+						  "another vendor's engine %s has no guard: more "
+						  "than the drivers one process guards",
+						  path->name);
 	}
 	return problems;
 }
