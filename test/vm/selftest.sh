@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # The guest harness's own test: it must pass a clean command through with its status, output and
 # arguments intact, fail on every kind of kernel-log problem and on a timeout, boot once more
-# after a panic at boot (only then) and print its time limit. Each case boots a guest (qemu64: no
+# after a panic at boot (only then) and print its time limit; attach virtio-crypto with its
+# expected RSA self-test failure alone forgiven, and take a suite's options from its file. Each case boots a guest (qemu64: no
 # AES-NI modules to load, the fastest boot); as many at once as there are CPUs.
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -12,7 +13,7 @@ if [ -n "${HWOFFLOAD_GUEST_KERNELS+set}" ] && [ -z "${HWOFFLOAD_GUEST_KERNELS// 
 fi
 results=$(mktemp -d)
 tmp_tree=$(mktemp -d /tmp/hwoffload-selftest.XXXXXX)
-trap 'rm -rf "$results" "$tmp_tree" selftest-guest-wrote.tmp' EXIT
+trap 'rm -rf "$results" "$tmp_tree" selftest-guest-wrote.tmp selftest-suite-options.tmp' EXIT
 cases=0
 
 # expect NAME WANT_STATUS GREP_PATTERN HARNESS_ARGS...: the run's exit status and a line of its
@@ -70,6 +71,25 @@ absent='once more' expect "a real kernel crash fails the run, with no second boo
 # No init to run and no root to mount: the kernel panics while booting, both times.
 expect "a panic at boot boots once more, then fails" 99 "panicked while booting.*once more" \
 	--append rdinit=/none -- true
+# Another vendor's engine: virtio-crypto's RSA self-test failure (every boot with the device) is
+# no failure with --qemu-virtio-crypto, and only that one; the device attached by hand leaves it
+# fatal. A suite's file names the options it needs.
+virtio_selftest='grep -A 6 "^driver *: virtio_crypto_aes_cbc$" /proc/crypto | grep "^selftest"'
+absent='logged a problem' expect "--qemu-virtio-crypto: the device's RSA self-test failure is no failure" \
+	0 '^selftest +: passed$' --qemu-virtio-crypto -- sh -c "$virtio_selftest"
+for line in 'alg: self-tests for cbc(aes) using virtio_crypto_aes_cbc failed (rc=-22)' \
+	'alg: self-tests for rsa using virtio-crypto-rsa failed (rc=-5)'; do
+	expect "--qemu-virtio-crypto: another self-test failure fails the run: $line" 99 \
+		"logged a problem" --qemu-virtio-crypto -- sh -c "echo '$line' >/dev/kmsg"
+done
+expect "virtio-crypto attached by --qemu: its RSA self-test failure fails the run" 99 \
+	'virtio-crypto-rsa failed' --qemu -object --qemu cryptodev-backend-builtin,id=c0 \
+	--qemu -device --qemu virtio-crypto-pci,cryptodev=c0 -- modprobe virtio_crypto
+printf '#!/bin/sh\n# test/vm/run: --qemu-virtio-crypto\n%s\n' "$virtio_selftest" \
+	>selftest-suite-options.tmp
+chmod +x selftest-suite-options.tmp
+absent='logged a problem' expect "a suite's line '# test/vm/run: OPTION...' gives it those options" \
+	0 '^selftest +: passed$' -- ./selftest-suite-options.tmp
 expect "the time limit kills QEMU" 124 "timed out after 15 s of running time" --timeout 15 -- sleep 600
 expect "an unknown kernel line is refused" 2 "no kernel 5.4" --kernel 5.4 -- true
 
