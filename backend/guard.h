@@ -34,6 +34,14 @@
 
 /* The most data one guarded call carries: larger sends go in pieces, reads take at most this. */
 #define HWOFF_GUARD_WINDOW (256u << 10)
+/*
+ * The most data one cipher request to another vendor's engine carries; larger ones go in pieces
+ * of this. 16 pages, the unit AF_ALG maps a caller's pages in (ALG_MAX_PAGES), which algif_hash
+ * keeps to anyway; QEMU's virtio-crypto is wedged for good by one request of 31 pages or more
+ * ("too many write descriptors in indirect table"), and a SoC engine's descriptor ring may end
+ * sooner than the socket's 208 KiB.
+ */
+#define HWOFF_GUARD_REQUEST_MAX (64u << 10)
 /* The time limit of one call when the caller gives none: far more than a request should take. */
 #define HWOFF_GUARD_LIMIT_MS 10000u
 

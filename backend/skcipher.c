@@ -54,8 +54,8 @@ static int read_chunk(struct hwoff_skcipher *c)
 	c->chunk = (size_t)sndbuf / page * page;
 	if (c->chunk < page)
 		c->chunk = page;
-	if (c->s.guard && c->chunk > HWOFF_GUARD_WINDOW)
-		c->chunk = HWOFF_GUARD_WINDOW; /* what one guarded call carries */
+	if (c->s.guard && c->chunk > HWOFF_GUARD_REQUEST_MAX)
+		c->chunk = HWOFF_GUARD_REQUEST_MAX;
 	return 0;
 }
 
