@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bench/calibrate.h"
+#include "kernel/hwoffload_regs.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -278,5 +279,11 @@ bool cal_engine_threshold(const struct cal_subject *s, unsigned int *threshold)
 		*threshold = (unsigned int)boundary(s->points[best_split - 1].size,
 						    s->points[best_split].size) -
 			     1;
+	/*
+	 * PIO does not split a GCM message: the driver sends by PIO only those that fit the FIFO
+	 * and refuses a larger threshold_gcm, so there the FIFO is "PIO throughout".
+	 */
+	if (hwoff_alg_is_aead(s->alg) && *threshold > HWE_FIFO_DEPTH)
+		*threshold = HWE_FIFO_DEPTH;
 	return true;
 }

@@ -137,8 +137,9 @@ cal_mask cal_usable(const struct cal_subject *s);
 /*
  * The bundled engine's auto driver threshold for s: the largest size it should send by PIO
  * (the kernel sends len <= threshold by PIO), from the PIO/DMA throughput figures alone: the
- * split that loses the least throughput over the measured sizes. UINT_MAX when PIO is best
- * throughout, 0 when DMA is. Returns false when s lacks a usable PIO or DMA driver.
+ * split that loses the least throughput over the measured sizes, no more than the driver takes.
+ * PIO best throughout is UINT_MAX, for GCM the FIFO's size (PIO carries no larger message); DMA
+ * best throughout is 0. Returns false when s lacks a usable PIO or DMA driver.
  */
 bool cal_engine_threshold(const struct cal_subject *s, unsigned int *threshold);
 
