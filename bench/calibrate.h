@@ -31,6 +31,7 @@
 /* One candidate path of an algorithm. */
 struct cal_path {
 	char name[HWOFF_NAME_MAX]; /* HWOFF_SOFTWARE or the kernel driver */
+	char module[HWOFF_MODULE_NAME_MAX]; /* the kernel driver's ("kernel" when built in) */
 	bool software;
 	enum hwoff_impl_class class; /* of the kernel driver; unused for software */
 	bool failed; /* failed its check or a request: no longer a candidate */
@@ -180,9 +181,10 @@ struct cal_run {
 
 /*
  * Discover the paths and measure every algorithm (of cfg->algs), key size and direction: the
- * grid (and for GCM the most data one kernel request takes), then bisection of each crossover of either objective (and of the PIO/DMA crossover),
- * then the ranges of both objectives. Returns 0, or -1 with err filled (nothing could be
- * measured); a kernel path that fails is dropped with a note, not an error.
+ * grid (and for GCM the most data one kernel request takes), then bisection of each crossover of
+ * either objective (and of the PIO/DMA crossover), then the ranges of both objectives. Returns 0,
+ * or -1 with err filled (nothing could be measured); a kernel path that fails is dropped with a
+ * note, not an error.
  */
 int cal_measure(struct cal_run *run, const struct cal_config *cfg, char *err, size_t err_len);
 void cal_run_free(struct cal_run *run);

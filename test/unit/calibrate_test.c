@@ -346,7 +346,8 @@ END_TEST
 
 static const struct hwoff_alg cbc = { .mode = HWOFF_MODE_CBC }, gcm = { .mode = HWOFF_MODE_GCM };
 
-static void engine_subject(struct cal_subject *s, const struct hwoff_alg *alg, const double thr[][7])
+static void engine_subject(struct cal_subject *s, const struct hwoff_alg *alg,
+			   const double thr[][7])
 {
 	static const double cpu[3][7];
 
