@@ -502,17 +502,16 @@ const struct hwoff_impl *hwoff_discovery_find(const struct hwoff_discovery *d, c
 	return NULL;
 }
 
-/* Higher is preferred as a default engine path; 0 never (a CPU implementation). */
+/* Higher is preferred as a default engine path; 0 never (the CPU, another vendor's engine). */
 static int offload_rank(enum hwoff_impl_class class)
 {
 	switch (class) {
 	case HWOFF_IMPL_ENGINE_AUTO:
-		return 3;
+		return 2;
 	case HWOFF_IMPL_ENGINE_PIO:
 	case HWOFF_IMPL_ENGINE_DMA:
-		return 2;
-	case HWOFF_IMPL_OFFLOAD:
 		return 1;
+	case HWOFF_IMPL_OFFLOAD:
 	case HWOFF_IMPL_CPU:
 		break;
 	}

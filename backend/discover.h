@@ -103,9 +103,10 @@ const struct hwoff_impl *hwoff_discovery_find_class(const struct hwoff_discovery
 const struct hwoff_impl *hwoff_discovery_find(const struct hwoff_discovery *d, const char *driver);
 
 /*
- * The engine driver a request for kernel_name should go to when no calibration says otherwise:
- * the bundled engine's auto driver, else its driver of highest priority, else the off-CPU
- * driver of another vendor of highest priority; NULL when there is none (CPU only).
+ * The engine driver a request for kernel_name goes to when no calibration says otherwise: the
+ * bundled engine's auto driver, else its driver of highest priority; NULL when there is none.
+ * Never another vendor's engine: it serves only the sizes a calibration proved on it (table.h,
+ * struct hwoff_proof), as one request of a size it cannot take may wedge it for every process.
  */
 const struct hwoff_impl *hwoff_discovery_offload_for(const struct hwoff_discovery *d,
 						     const char *kernel_name);

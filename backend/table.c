@@ -276,6 +276,46 @@ int hwoff_table_set(struct hwoff_table *t, const struct hwoff_alg *alg,
 	return 0;
 }
 
+static struct hwoff_proof *find_proof(const struct hwoff_table *t, const char *driver)
+{
+	for (unsigned int i = 0; i < t->proof_count; i++)
+		if (strcmp(t->proofs[i].driver, driver) == 0)
+			return (struct hwoff_proof *)&t->proofs[i];
+	return NULL;
+}
+
+int hwoff_table_set_proven(struct hwoff_table *t, const char *driver, size_t bytes, char *err,
+			   size_t err_len)
+{
+	struct hwoff_proof *proof = find_proof(t, driver);
+
+	if (!hwoff_driver_name_valid(driver)) {
+		snprintf(err, err_len,
+			 "'%.64s' is not a kernel driver name (letters, digits, - _ . , and "
+			 "balanced "
+			 "parentheses)",
+			 driver);
+		return -1;
+	}
+	if (!proof && t->proof_count == HWOFF_PATHS_MAX) {
+		snprintf(err, err_len, "more than %d drivers with a proof", HWOFF_PATHS_MAX);
+		return -1;
+	}
+	if (!proof) {
+		proof = &t->proofs[t->proof_count++];
+		snprintf(proof->driver, sizeof(proof->driver), "%s", driver);
+	}
+	proof->bytes = bytes;
+	return 0;
+}
+
+size_t hwoff_table_proven(const struct hwoff_table *t, const char *driver)
+{
+	const struct hwoff_proof *proof = find_proof(t, driver);
+
+	return proof ? proof->bytes : 0;
+}
+
 /* Software below the cut-off, driver from it, for every direction and objective of alg. */
 static int set_default_entries(struct hwoff_table *t, const struct hwoff_alg *alg,
 			       const char *driver)
@@ -424,6 +464,92 @@ static void mark_and_warn(struct hwoff_path *path, const char *reason, char *war
 	hwoff_appendf(warnings, warnings_len, "%s\n", reason);
 }
 
+/* Merge e's adjacent ranges of one path, after a clamp made some of them software. */
+static void merge_ranges(struct hwoff_entry *e)
+{
+	unsigned int kept = 1;
+
+	for (unsigned int i = 1; i < e->count; i++)
+		if (e->ranges[i].path != e->ranges[kept - 1].path)
+			e->ranges[kept++] = e->ranges[i];
+	e->count = kept;
+}
+
+/*
+ * The ranges of e on path p serve no size past proven: a range that starts past it goes to
+ * software, one that reaches past it ends there (the sizes after it to software). Returns the
+ * smallest size taken from p, or SIZE_MAX when none was.
+ */
+static size_t clamp_entry(struct hwoff_entry *e, unsigned int p, size_t proven)
+{
+	size_t clamped = SIZE_MAX;
+
+	for (unsigned int i = 0; i < e->count; i++) {
+		struct hwoff_range *r = &e->ranges[i];
+		size_t to = i + 1 < e->count ? r[1].start : SIZE_MAX;
+
+		if (r->path != p || to - 1 <= proven)
+			continue;
+		if (!proven || r->start > proven) {
+			r->path = 0;
+			clamped = clamped < r->start ? clamped : r->start;
+			continue;
+		}
+		clamped = clamped < proven + 1 ? clamped : proven + 1;
+		if (i + 1 < e->count && r[1].path == 0) {
+			r[1].start = proven + 1;
+		} else if (e->count < HWOFF_RANGES_MAX) {
+			memmove(&r[2], &r[1], (e->count - i - 1) * sizeof(*r));
+			r[1] = (struct hwoff_range){ .start = proven + 1, .path = 0 };
+			e->count++;
+		} else {
+			/* no room for one more range: the whole range is software's */
+			r->path = 0;
+			clamped = r->start;
+		}
+	}
+	merge_ranges(e);
+	return clamped;
+}
+
+/* Another vendor's engine (p) serves no size past its proof: clamp every entry to it. */
+static size_t clamp_to_proof(struct hwoff_table *t, unsigned int p, char *warnings,
+			     size_t warnings_len)
+{
+	const char *driver = t->paths[p].name;
+	size_t proven = hwoff_table_proven(t, driver), problems = 0;
+
+	if (proven == HWOFF_PROVEN_ALL)
+		return 0;
+	for (size_t index = 0; index < HWOFF_TABLE_ENTRY_COUNT; index++) {
+		size_t per_alg = index % (HWOFF_DIRECTION_COUNT * HWOFF_OBJECTIVE_COUNT);
+		size_t from = clamp_entry(&t->entries[index], p, proven);
+
+		if (from == SIZE_MAX)
+			continue;
+		problems++;
+		hwoff_appendf(warnings, warnings_len,
+			      "%s %s %s: ", hwoff_table_entry_alg(index)->name,
+			      hwoff_direction_names[per_alg / HWOFF_OBJECTIVE_COUNT],
+			      hwoff_objective_names[per_alg % HWOFF_OBJECTIVE_COUNT]);
+		if (proven)
+			hwoff_appendf(warnings, warnings_len,
+				      "sizes from %zu go to software, not to %s: another vendor's "
+				      "engine serves only what was proven on it, and the table's "
+				      "'proven' line says %zu bytes\n",
+				      from, driver, proven);
+		else
+			hwoff_appendf(
+				warnings, warnings_len,
+				"sizes from %zu go to software, not to %s: another vendor's "
+				"engine serves only what was proven on it, and the table has no "
+				"'proven %s' line (hwoffload-calibrate checks a driver's output "
+				"and writes one)\n",
+				from, driver, driver);
+	}
+	return problems;
+}
+
 size_t hwoff_table_check_drivers(struct hwoff_table *t, const struct hwoff_discovery *d,
 				 char *warnings, size_t warnings_len)
 {
@@ -459,6 +585,8 @@ size_t hwoff_table_check_drivers(struct hwoff_table *t, const struct hwoff_disco
 			problems++;
 			break;
 		}
+		if (impl->class == HWOFF_IMPL_OFFLOAD)
+			problems += clamp_to_proof(t, p, warnings, warnings_len);
 	}
 	return problems;
 }

@@ -16,6 +16,7 @@
 #include <stdatomic.h>
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "backend/algs.h"
 #include "backend/discover.h"
@@ -69,9 +70,25 @@ struct hwoff_entry {
 	struct hwoff_range ranges[HWOFF_RANGES_MAX];
 };
 
+/*
+ * What a driver was shown to do right: the largest request size whose output the calibration
+ * checked against OpenSSL's on it (HWOFF_PROVEN_ALL: every size, as it was checked right at a
+ * size no smaller than the most one kernel request gets). Another vendor's engine serves no size
+ * past its proof (hwoff_table_check_drivers()): one request of an unproven size can wedge such a
+ * device for every process.
+ */
+#define HWOFF_PROVEN_ALL SIZE_MAX
+
+struct hwoff_proof {
+	char driver[HWOFF_NAME_MAX];
+	size_t bytes;
+};
+
 /* Read the fields; change it only through the functions below. */
 struct hwoff_table {
 	struct hwoff_fingerprint fingerprint;
+	unsigned int proof_count;
+	struct hwoff_proof proofs[HWOFF_PATHS_MAX];
 	unsigned int path_count;
 	struct hwoff_path paths[HWOFF_PATHS_MAX]; /* paths[0] is software */
 	struct hwoff_entry *entries; /* HWOFF_TABLE_ENTRY_COUNT, see hwoff_table_entry_index() */
@@ -142,9 +159,19 @@ int hwoff_table_set(struct hwoff_table *t, const struct hwoff_alg *alg,
 		    size_t err_len);
 
 /*
- * Without a calibration: for each algorithm with an engine driver in d (see
+ * Record driver's proof (see struct hwoff_proof); a second proof of the same driver replaces the
+ * first. Returns 0, or -1 with the reason in err (a bad driver name, too many drivers).
+ */
+int hwoff_table_set_proven(struct hwoff_table *t, const char *driver, size_t bytes, char *err,
+			   size_t err_len);
+/* driver's proof in t: its bytes, or 0 when t has none. */
+size_t hwoff_table_proven(const struct hwoff_table *t, const char *driver);
+
+/*
+ * Without a calibration: for each algorithm with a driver of the bundled engine in d (see
  * hwoff_discovery_offload_for()), software below the built-in cut-off and that driver from it;
- * software for the rest and for everything when d is NULL. NULL when out of memory.
+ * software for the rest and for everything when d is NULL. Another vendor's engine gets nothing:
+ * no size of it is proven until a calibration checks it. NULL when out of memory.
  */
 struct hwoff_table *hwoff_table_default(const struct hwoff_discovery *d);
 
@@ -181,8 +208,10 @@ void hwoff_table_mark_kernel_paths_unusable(struct hwoff_table *t, const char *r
 
 /*
  * Check the kernel paths against discovery: a driver that is not there, or that implements a
- * different kernel algorithm than an entry sending requests to it, is marked unusable. Appends
- * one line per problem to warnings; returns the number of problems.
+ * different kernel algorithm than an entry sending requests to it, is marked unusable; the
+ * ranges of another vendor's engine (HWOFF_IMPL_OFFLOAD) are clamped to its proof, the sizes past
+ * it going to software. Appends one line per problem to warnings (a clamp names the entry, the
+ * size and why); returns the number of problems.
  */
 size_t hwoff_table_check_drivers(struct hwoff_table *t, const struct hwoff_discovery *d,
 				 char *warnings, size_t warnings_len);

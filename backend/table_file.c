@@ -174,6 +174,33 @@ static int read_fingerprint(struct reader *r, char **fields, int count)
 	return read_error(r, "unknown fingerprint '%s': kernel, cpu or driver", kind);
 }
 
+/* "proven DRIVER BYTES" or "proven DRIVER all": see struct hwoff_proof. */
+static int read_proven(struct reader *r, char **fields, int count)
+{
+	size_t bytes = HWOFF_PROVEN_ALL;
+	char err[256];
+
+	if (count < 3)
+		return read_error(r, "expected 'proven DRIVER BYTES' (or 'all' for BYTES)");
+	if (count > 3)
+		return read_error(r, "trailing garbage '%.64s' after the proven size", fields[3]);
+	if (hwoff_table_proven(r->t, fields[1]))
+		return read_error(r, "a second 'proven' line for driver %s", fields[1]);
+	if (strcmp(fields[2], "all") != 0) {
+		switch (parse_size(fields[2], strlen(fields[2]), &bytes)) {
+		case -1:
+			return read_error(r, "bad proven size '%.32s': a number of bytes, or 'all'",
+					  fields[2]);
+		case -2:
+			return read_error(r, "proven size %.32s is past the limit of %lu bytes",
+					  fields[2], HWOFF_SIZE_LIMIT);
+		}
+	}
+	if (hwoff_table_set_proven(r->t, fields[1], bytes, err, sizeof(err)))
+		return read_error(r, "%s", err);
+	return 0;
+}
+
 static int read_entry(struct reader *r, char **fields, int count)
 {
 	struct hwoff_range_spec ranges[HWOFF_RANGES_MAX];
@@ -276,6 +303,8 @@ static int read_line(struct reader *r, char *line)
 			HWOFF_TABLE_VERSION);
 	if (strcmp(fields[0], "fingerprint") == 0)
 		return read_fingerprint(r, fields, count);
+	if (strcmp(fields[0], "proven") == 0)
+		return read_proven(r, fields, count);
 	return read_entry(r, fields, count);
 }
 
@@ -358,6 +387,12 @@ int hwoff_table_write(const struct hwoff_table *t, FILE *out, const char *commen
 	for (size_t i = 0; i < fp->driver_count; i++)
 		fprintf(out, "fingerprint driver %s %s %s\n", fp->drivers[i].driver,
 			fp->drivers[i].module, fp->drivers[i].version);
+	for (unsigned int i = 0; i < t->proof_count; i++) {
+		if (t->proofs[i].bytes == HWOFF_PROVEN_ALL)
+			fprintf(out, "proven %s all\n", t->proofs[i].driver);
+		else
+			fprintf(out, "proven %s %zu\n", t->proofs[i].driver, t->proofs[i].bytes);
+	}
 
 	for (size_t index = 0; index < HWOFF_TABLE_ENTRY_COUNT; index++) {
 		const struct hwoff_entry *e = &t->entries[index];

@@ -138,8 +138,9 @@ static struct hwoff_table *table_of_mode(struct hwprov *prov)
 			break;
 		t = hwoff_table_default(prov->discovery);
 		snprintf(prov->table_source, sizeof(prov->table_source),
-			 "built-in (software below %d B for AES, %d B for digests, the engine's "
-			 "driver from there where one is found)",
+			 "built-in (software below %d B for AES, %d B for digests, the bundled "
+			 "engine's driver from there where one is found; another vendor's engine "
+			 "only with a calibrated table, which proves its sizes)",
 			 HWOFF_DEFAULT_CIPHER_CUTOFF, HWOFF_DEFAULT_DIGEST_CUTOFF);
 		break;
 	case HWPROV_RUN_SOFTWARE:
