@@ -220,6 +220,25 @@ void cal_limits(const struct cal_subject *s, size_t limits[CAL_PATHS_MAX])
 				    : SIZE_MAX;
 }
 
+size_t cal_proven(const struct cal_subject *subjects, size_t count, const char *driver)
+{
+	size_t proven = 0;
+	bool served = false;
+
+	for (size_t i = 0; i < count; i++) {
+		for (unsigned int p = 0; p < subjects[i].path_count; p++) {
+			const struct cal_path *path = &subjects[i].paths[p];
+			size_t bytes = path->serves_all ? HWOFF_PROVEN_ALL : path->verified;
+
+			if (path->software || path->failed || strcmp(path->name, driver) != 0)
+				continue;
+			proven = served && proven < bytes ? proven : bytes;
+			served = true;
+		}
+	}
+	return proven;
+}
+
 cal_mask cal_usable(const struct cal_subject *s)
 {
 	cal_mask mask = 0;

@@ -1055,6 +1055,19 @@ struct hwoff_table *cal_table(const struct cal_run *run, const bool *objectives,
 			}
 		}
 	}
+	/* Each kernel driver's proof, for the loader to keep another vendor's engine within it. */
+	for (unsigned int k = 0; k < t->path_count; k++) {
+		const char *driver = t->paths[k].name;
+
+		if (t->paths[k].software ||
+		    !hwoff_table_set_proven(t, driver,
+					    cal_proven(run->subjects, run->subject_count, driver),
+					    why, sizeof(why)))
+			continue;
+		hwoff_appendf(warnings, warnings_len, "no proof of %s in the table: %s\n", driver,
+			      why);
+		(*left_out)++;
+	}
 	hwoff_fingerprint_machine(&t->fingerprint, t, &run->discovery);
 	return t;
 }

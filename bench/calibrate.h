@@ -132,6 +132,13 @@ unsigned int cal_derive(const struct cal_point *points, size_t count, cal_mask m
  */
 void cal_limits(const struct cal_subject *s, size_t limits[CAL_PATHS_MAX]);
 
+/*
+ * What kernel driver was shown to do right over the subjects[0..count) it served (did not fail
+ * in): the least of their proofs, each HWOFF_PROVEN_ALL where it serves all, else the largest
+ * size it was checked right at (verified). 0 when it served none. For the table's 'proven' lines.
+ */
+size_t cal_proven(const struct cal_subject *subjects, size_t count, const char *driver);
+
 /* The usable paths of s (software and kernel drivers that did not fail). */
 cal_mask cal_usable(const struct cal_subject *s);
 
@@ -191,9 +198,9 @@ void cal_run_free(struct cal_run *run);
 
 /*
  * The path table of run's ranges for the objectives in objectives[] (HWOFF_OBJECTIVE_COUNT
- * flags), with this machine's fingerprint. An entry the table refuses (more different paths
- * than HWOFF_PATHS_MAX) stays in software: counted in *left_out, a line in warnings. NULL when
- * out of memory.
+ * flags), with this machine's fingerprint and each kernel driver's proof (cal_proven()). An
+ * entry the table refuses (more different paths than HWOFF_PATHS_MAX) stays in software: counted
+ * in *left_out, a line in warnings (as is a proof it refuses). NULL when out of memory.
  */
 struct hwoff_table *cal_table(const struct cal_run *run, const bool *objectives, char *warnings,
 			      size_t warnings_len, size_t *left_out);

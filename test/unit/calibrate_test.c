@@ -3,7 +3,7 @@
  * calibrate_test.c - the calibration's derivation (bench/calibrate-derive.c) on synthetic
  * medians: known curves in, the expected ranges out; ties, one path, noise, too many
  * crossovers, paths left out, paths limited to the sizes they were verified at, and the
- * engine's auto threshold (for GCM no more than the driver takes).
+ * engine's auto threshold (for GCM no more than the driver takes), and each driver's proof.
  */
 #include <check.h>
 #include <limits.h>
@@ -422,6 +422,36 @@ START_TEST(test_engine_threshold)
 }
 END_TEST
 
+/* A driver's proof: the least over the subjects it served, failed ones left out. */
+START_TEST(test_proven)
+{
+	struct cal_subject s[3] = { { .path_count = 3 }, { .path_count = 2 }, { .path_count = 2 } };
+
+	for (int i = 0; i < 3; i++) {
+		s[i].paths[0] = (struct cal_path){ .name = HWOFF_SOFTWARE, .software = true };
+		s[i].paths[1] = (struct cal_path){ .name = "other", .serves_all = true };
+	}
+	s[0].paths[2] =
+		(struct cal_path){ .name = "engine", .verified = 1048576, .serves_all = true };
+	ck_assert_uint_eq(cal_proven(s, 3, "engine"), HWOFF_PROVEN_ALL);
+	ck_assert_uint_eq(cal_proven(s, 3, "other"), HWOFF_PROVEN_ALL);
+	ck_assert_uint_eq(cal_proven(s, 3, "nobody"), 0);
+	ck_assert_uint_eq(cal_proven(s, 3, HWOFF_SOFTWARE), 0);
+	/* limited in one subject (a check failed or hung above 65536): that bounds it */
+	s[1].path_count = 3;
+	s[1].paths[2] = (struct cal_path){ .name = "engine", .verified = 65536, .limited = true };
+	ck_assert_uint_eq(cal_proven(s, 3, "engine"), 65536);
+	/* failed in another: it serves nothing there, which bounds nothing */
+	s[2].path_count = 3;
+	s[2].paths[2] = (struct cal_path){ .name = "engine", .failed = true };
+	ck_assert_uint_eq(cal_proven(s, 3, "engine"), 65536);
+	s[2].paths[2] = (struct cal_path){ .name = "engine", .verified = 4096 };
+	ck_assert_uint_eq(cal_proven(s, 3, "engine"), 4096);
+	s[0].paths[2].failed = s[1].paths[2].failed = s[2].paths[2].failed = true;
+	ck_assert_uint_eq(cal_proven(s, 3, "engine"), 0);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *suite = suite_create("calibrate-derive");
@@ -439,6 +469,7 @@ int main(void)
 	tcase_add_test(tc, test_verified_limits);
 	tcase_add_test(tc, test_verified_limit_survives_merging);
 	tcase_add_test(tc, test_engine_threshold);
+	tcase_add_test(tc, test_proven);
 	suite_add_tcase(suite, tc);
 	return test_run_suite(suite);
 }
