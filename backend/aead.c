@@ -80,8 +80,10 @@ void hwoff_aead_free(struct hwoff_aead *a)
  */
 static int own_sockets(struct hwoff_aead *a, size_t tag_len)
 {
+	int ret;
+
 	if (hwoff_afalg_forked(&a->s)) {
-		int ret = hwoff_afalg_rebind(&a->s, a->key, a->key_len);
+		ret = hwoff_afalg_rebind(&a->s, a->key, a->key_len);
 
 		a->authsize = 0;
 		if (ret)
@@ -91,9 +93,10 @@ static int own_sockets(struct hwoff_aead *a, size_t tag_len)
 		return 0;
 	hwoff_afalg_drop_op(&a->s);
 	if (a->authsize != tag_len) {
-		if (setsockopt(a->s.tfm_fd, SOL_ALG, ALG_SET_AEAD_AUTHSIZE, NULL,
-			       (socklen_t)tag_len))
-			return hwoff_afalg_fail(&a->s, errno, "ALG_SET_AEAD_AUTHSIZE",
+		ret = hwoff_afalg_setsockopt(&a->s, ALG_SET_AEAD_AUTHSIZE, NULL,
+					     (socklen_t)tag_len);
+		if (ret)
+			return hwoff_afalg_fail(&a->s, -ret, "ALG_SET_AEAD_AUTHSIZE",
 						" (a tag of %zu bytes)", tag_len);
 		a->authsize = tag_len;
 	}
@@ -117,11 +120,11 @@ static int request(struct hwoff_aead *a, bool encrypt, const unsigned char *iv,
 		return hwoff_afalg_fail(&a->s, ret < 0 ? (int)-ret : EAGAIN, "sendmsg",
 					" (a message of %zu bytes of AAD and %zu of data)", aad_len,
 					len);
-	ret = read(a->s.op_fd, a->landing, want);
-	if (ret < 0 && errno == EBADMSG && !encrypt)
+	ret = hwoff_afalg_read(&a->s, a->landing, want);
+	if (ret == -EBADMSG && !encrypt)
 		return -EBADMSG;
 	if (ret < 0 || (size_t)ret != want)
-		return hwoff_afalg_fail(&a->s, ret < 0 ? errno : EIO, "recvmsg",
+		return hwoff_afalg_fail(&a->s, ret < 0 ? (int)-ret : EIO, "recvmsg",
 					" (%zd of %zu bytes: a message of %zu bytes of AAD and %zu "
 					"of data; the driver failed it)",
 					ret, want, aad_len, len);

@@ -154,9 +154,9 @@ int hwoff_hash_update(struct hwoff_hash *h, const void *data, size_t len)
 	 * piece, not the error; the failed request may have moved the state, so a short send is a
 	 * failure too, never a cue to send the rest (that gave wrong digests under faults).
 	 */
-	ret = send(h->s.op_fd, p, len, MSG_MORE);
+	ret = hwoff_afalg_write(&h->s, p, len, MSG_MORE);
 	if (ret < 0 || (size_t)ret != len)
-		return request_failed(h, ret < 0 ? errno : EIO, "send", len);
+		return request_failed(h, ret < 0 ? (int)-ret : EIO, "send", len);
 	h->started = true;
 	return 0;
 }
@@ -183,9 +183,9 @@ int hwoff_hash_final(struct hwoff_hash *h, unsigned char *md, size_t md_len)
 	if (ret)
 		return (int)ret;
 	/* Without data sent, the kernel hashes the empty message. */
-	ret = read(h->s.op_fd, md, digest_len);
+	ret = hwoff_afalg_read(&h->s, md, digest_len);
 	if (ret < 0 || (size_t)ret != digest_len)
-		return request_failed(h, ret < 0 ? errno : EIO, "recvmsg", digest_len);
+		return request_failed(h, ret < 0 ? (int)-ret : EIO, "recvmsg", digest_len);
 	h->started = false;
 	return 0;
 }
@@ -207,9 +207,9 @@ int hwoff_hash_finup(struct hwoff_hash *h, const void *data, size_t len, unsigne
 	ret = own_sockets(h);
 	if (ret)
 		return (int)ret;
-	ret = send(h->s.op_fd, data, len, 0);
+	ret = hwoff_afalg_write(&h->s, data, len, 0);
 	if (ret < 0 || (size_t)ret != len)
-		return request_failed(h, ret < 0 ? errno : EIO, "send", len);
+		return request_failed(h, ret < 0 ? (int)-ret : EIO, "send", len);
 	h->started = true;
 	return hwoff_hash_final(h, md, md_len);
 }

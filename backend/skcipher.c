@@ -12,6 +12,7 @@
 
 #include <linux/if_alg.h>
 
+#include "backend/guard.h"
 #include "backend/probe.h"
 #include "backend/transport.h"
 
@@ -53,6 +54,8 @@ static int read_chunk(struct hwoff_skcipher *c)
 	c->chunk = (size_t)sndbuf / page * page;
 	if (c->chunk < page)
 		c->chunk = page;
+	if (c->s.guard && c->chunk > HWOFF_GUARD_WINDOW)
+		c->chunk = HWOFF_GUARD_WINDOW; /* what one guarded call carries */
 	return 0;
 }
 
@@ -189,9 +192,9 @@ static int crypt_chunk(struct hwoff_skcipher *c, bool encrypt, const unsigned ch
 	/* From here the socket holds the IV, chained by the driver. */
 	c->iv_in_kernel = true;
 	while (done < len) {
-		ret = read(c->s.op_fd, (c->landing ? c->landing : out) + done, len - done);
+		ret = hwoff_afalg_read(&c->s, (c->landing ? c->landing : out) + done, len - done);
 		if (ret <= 0)
-			return request_failed(c, ret ? errno : EIO, "recvmsg", len);
+			return request_failed(c, ret ? (int)-ret : EIO, "recvmsg", len);
 		done += (size_t)ret;
 	}
 	if (c->landing) {

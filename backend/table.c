@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "backend/guard.h"
 #include "backend/table.h"
 #include "backend/text.h"
 
@@ -585,8 +586,17 @@ size_t hwoff_table_check_drivers(struct hwoff_table *t, const struct hwoff_disco
 			problems++;
 			break;
 		}
-		if (impl->class == HWOFF_IMPL_OFFLOAD)
-			problems += clamp_to_proof(t, p, warnings, warnings_len);
+		if (impl->class != HWOFF_IMPL_OFFLOAD)
+			continue;
+		problems += clamp_to_proof(t, p, warnings, warnings_len);
+		if (hwoff_guard_driver(path->name, 0)) {
+			snprintf(reason, sizeof(reason),
+				 "another vendor's engine %s has no guard: more than the drivers "
+				 "one process guards",
+				 path->name);
+			mark_and_warn(path, reason, warnings, warnings_len);
+			problems++;
+		}
 	}
 	return problems;
 }

@@ -210,8 +210,9 @@ void hwoff_table_mark_kernel_paths_unusable(struct hwoff_table *t, const char *r
  * Check the kernel paths against discovery: a driver that is not there, or that implements a
  * different kernel algorithm than an entry sending requests to it, is marked unusable; the
  * ranges of another vendor's engine (HWOFF_IMPL_OFFLOAD) are clamped to its proof, the sizes past
- * it going to software. Appends one line per problem to warnings (a clamp names the entry, the
- * size and why); returns the number of problems.
+ * it going to software, and its calls in this process are made by a guard under a time limit
+ * (guard.h). Appends one line per problem to warnings (a clamp names the entry, the size and
+ * why); returns the number of problems.
  */
 size_t hwoff_table_check_drivers(struct hwoff_table *t, const struct hwoff_discovery *d,
 				 char *warnings, size_t warnings_len);

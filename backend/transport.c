@@ -15,6 +15,7 @@
 
 #include <linux/if_alg.h>
 
+#include "backend/guard.h"
 #include "backend/probe.h"
 #include "backend/text.h"
 #include "backend/transport.h"
@@ -41,7 +42,44 @@ int hwoff_afalg_fail(struct hwoff_afalg *s, int error, const char *what, const c
 		vsnprintf(s->error + used, sizeof(s->error) - used, fmt, ap);
 		va_end(ap);
 	}
+	if (s->guard_why[0])
+		hwoff_appendf(s->error, sizeof(s->error), ": %s", s->guard_why);
 	return -error;
+}
+
+int hwoff_afalg_setsockopt(struct hwoff_afalg *s, int optname, const void *value, socklen_t len)
+{
+	s->guard_why[0] = '\0';
+	if (s->guard)
+		return hwoff_guard_setsockopt(s->guard, s->tfm_fd, optname, value, len,
+					      s->guard_why, sizeof(s->guard_why));
+	return setsockopt(s->tfm_fd, SOL_ALG, optname, value, len) ? -errno : 0;
+}
+
+ssize_t hwoff_afalg_write(struct hwoff_afalg *s, const void *data, size_t len, int flags)
+{
+	struct iovec iov = { .iov_base = (void *)data, .iov_len = len };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t ret;
+
+	s->guard_why[0] = '\0';
+	if (s->guard)
+		return hwoff_guard_sendmsg(s->guard, s->op_fd, &msg, flags, s->guard_why,
+					   sizeof(s->guard_why));
+	ret = sendmsg(s->op_fd, &msg, flags);
+	return ret < 0 ? -errno : ret;
+}
+
+ssize_t hwoff_afalg_read(struct hwoff_afalg *s, void *buf, size_t len)
+{
+	ssize_t ret;
+
+	s->guard_why[0] = '\0';
+	if (s->guard)
+		return hwoff_guard_read(s->guard, s->op_fd, buf, len, s->guard_why,
+					sizeof(s->guard_why));
+	ret = read(s->op_fd, buf, len);
+	return ret < 0 ? -errno : ret;
 }
 
 int hwoff_afalg_bind(struct hwoff_afalg *s, const struct hwoff_alg *alg, const char *driver,
@@ -54,7 +92,7 @@ int hwoff_afalg_bind(struct hwoff_afalg *s, const struct hwoff_alg *alg, const c
 	s->alg = alg;
 	s->tfm_fd = s->op_fd = -1;
 	s->pid = getpid();
-	s->error[0] = '\0';
+	s->error[0] = s->guard_why[0] = '\0';
 	snprintf(s->driver, sizeof(s->driver), "%s", driver);
 	if (strlen(driver) >= sizeof(sa.salg_name))
 		return hwoff_afalg_fail(s, ENAMETOOLONG, "AF_ALG bind", " (AF_ALG takes %zu bytes)",
@@ -62,17 +100,29 @@ int hwoff_afalg_bind(struct hwoff_afalg *s, const struct hwoff_alg *alg, const c
 	strcpy((char *)sa.salg_type, type);
 	strcpy((char *)sa.salg_name, driver);
 
-	s->tfm_fd = socket(AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+	s->guard = hwoff_guard_of(driver);
+	if (s->guard) {
+		int fd = hwoff_guard_bind(s->guard, &sa, s->guard_why, sizeof(s->guard_why));
+
+		if (fd < 0 && s->guard_why[0])
+			return hwoff_afalg_fail(s, -fd, "AF_ALG bind", NULL);
+		s->tfm_fd = fd < 0 ? -1 : fd;
+		error = fd < 0 ? -fd : 0;
+	} else {
+		s->tfm_fd = socket(AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+		error = s->tfm_fd < 0 || bind(s->tfm_fd, (struct sockaddr *)&sa, sizeof(sa)) ? errno
+											     : 0;
+	}
 	s->tfm_ino = inode_of(s->tfm_fd);
-	if (s->tfm_fd < 0 || bind(s->tfm_fd, (struct sockaddr *)&sa, sizeof(sa))) {
-		error = errno;
+	if (error) {
 		/* probe.c words it: the driver, the errno, the 7.2 change, af_alg_restrict */
 		hwoff_probe_explain_here(s->error, sizeof(s->error), error, type,
-					 s->tfm_fd < 0 ? NULL : driver);
+					 s->tfm_fd < 0 && !s->guard ? NULL : driver);
 		return -error;
 	}
-	if (key && setsockopt(s->tfm_fd, SOL_ALG, ALG_SET_KEY, key, (socklen_t)key_len))
-		return hwoff_afalg_fail(s, errno, "ALG_SET_KEY", " (a key of %zu bytes for %s)",
+	error = key ? -hwoff_afalg_setsockopt(s, ALG_SET_KEY, key, (socklen_t)key_len) : 0;
+	if (error)
+		return hwoff_afalg_fail(s, error, "ALG_SET_KEY", " (a key of %zu bytes for %s)",
 					key_len, alg->name);
 	return 0;
 }
@@ -96,10 +146,13 @@ static void close_fd(int *fd)
 int hwoff_afalg_accept(struct hwoff_afalg *s, int from)
 {
 	long optmem;
-	int fd = accept4(from, NULL, NULL, SOCK_CLOEXEC);
+	int fd;
 
+	s->guard_why[0] = '\0';
+	fd = s->guard ? hwoff_guard_accept(s->guard, from, s->guard_why, sizeof(s->guard_why))
+		      : accept4(from, NULL, NULL, SOCK_CLOEXEC);
 	if (fd < 0) {
-		int error = errno;
+		int error = s->guard ? -fd : errno;
 
 		optmem = hwoff_read_number(OPTMEM_MAX); /* 20 KiB before 6.8 */
 		if (error == ENOMEM && optmem > 0)
@@ -161,9 +214,14 @@ ssize_t hwoff_afalg_send(struct hwoff_afalg *s, bool encrypt, const unsigned cha
 		cmsg->cmsg_len = CMSG_LEN(sizeof(__u32));
 		*(__u32 *)CMSG_DATA(cmsg) = (__u32)assoclen;
 	}
-	ret = sendmsg(s->op_fd, &msg, MSG_DONTWAIT);
+	s->guard_why[0] = '\0';
+	if (s->guard)
+		ret = hwoff_guard_sendmsg(s->guard, s->op_fd, &msg, MSG_DONTWAIT, s->guard_why,
+					  sizeof(s->guard_why));
+	else if ((ret = sendmsg(s->op_fd, &msg, MSG_DONTWAIT)) < 0)
+		ret = -errno;
 	explicit_bzero(&control, sizeof(control));
-	return ret < 0 ? -errno : ret;
+	return ret;
 }
 
 bool hwoff_afalg_adopt(struct hwoff_afalg *s)

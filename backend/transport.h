@@ -35,6 +35,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <sys/socket.h>
 #include <sys/types.h>
 #include <sys/uio.h>
 
@@ -180,15 +181,30 @@ struct hwoff_afalg {
 	int tfm_fd; /* bound to the driver; holds the key */
 	int op_fd; /* accept()ed from tfm_fd; holds the IV or the partial hash */
 	ino_t tfm_ino, op_ino; /* their inodes: whether a number is still theirs after fork */
+	/* another vendor's engine: every call that may wait on it is its guard's (guard.h) */
+	struct hwoff_guard *guard;
+	char guard_why[HWOFF_TRANSPORT_ERROR_MAX / 2]; /* why the guard failed the last call */
 	char error[HWOFF_TRANSPORT_ERROR_MAX];
 };
 
-/* Sets s->error to "WHAT on DRIVER: strerror(error)" plus the printf-style detail; -error. */
+/*
+ * Sets s->error to "WHAT on DRIVER: strerror(error)" plus the printf-style detail, and why the
+ * guard failed the call when it did; -error.
+ */
 int hwoff_afalg_fail(struct hwoff_afalg *s, int error, const char *what, const char *fmt, ...)
 	__attribute__((format(printf, 4, 5)));
 /* socket, bind and (unless key is NULL) ALG_SET_KEY: s->tfm_fd. Returns 0 or -errno. */
 int hwoff_afalg_bind(struct hwoff_afalg *s, const struct hwoff_alg *alg, const char *driver,
 		     const unsigned char *key, size_t key_len);
+/*
+ * The calls that may wait on the driver, each made by the driver's guard where it has one (another
+ * vendor's engine, guard.h): setsockopt(SOL_ALG) on s->tfm_fd (value may be NULL, as
+ * ALG_SET_AEAD_AUTHSIZE takes), and send() / read() on s->op_fd. Each returns what the system
+ * call returns, or -errno.
+ */
+int hwoff_afalg_setsockopt(struct hwoff_afalg *s, int optname, const void *value, socklen_t len);
+ssize_t hwoff_afalg_write(struct hwoff_afalg *s, const void *data, size_t len, int flags);
+ssize_t hwoff_afalg_read(struct hwoff_afalg *s, void *buf, size_t len);
 /* hwoff_afalg_bind() again to the same driver: a new s->tfm_fd, no operation socket. */
 int hwoff_afalg_rebind(struct hwoff_afalg *s, const unsigned char *key, size_t key_len);
 /*

@@ -18,14 +18,16 @@
 #include <unistd.h>
 
 #include "backend/discover.h"
+#include "backend/guard.h"
 #include "backend/transport.h"
+#include "test/guest/driverutil.h"
 #include "test/testutil.h"
 
 #define MAX_LEN	       (1024 * 1024)
 #define ITERATIONS     10
 #define ENGINE_ITERS   4 /* the emulated engine is slower; its cases run fewer rounds */
 #define MAX_PIECES     8
-#define CASES_MAX      32
+#define CASES_MAX      64
 #define THREADS	       4
 #define THREAD_ROUNDS  16
 #define THREAD_MAX_LEN (64 * 1024)
@@ -34,6 +36,7 @@ struct alg_case {
 	const struct hwoff_alg *alg;
 	char driver[HWOFF_NAME_MAX];
 	bool engine; /* the bundled engine's driver */
+	bool guarded; /* through a guard process, as another vendor's engine (backend/guard.h) */
 };
 
 static struct alg_case ciphers[CASES_MAX], digests[CASES_MAX], aeads[CASES_MAX];
@@ -106,13 +109,21 @@ static unsigned char *must_malloc(size_t len)
 	return p;
 }
 
+/* A guarded case's driver is guarded from here on, in this test's process. */
+static void guard_case(const struct alg_case *c)
+{
+	if (c->guarded)
+		ck_assert_int_eq(hwoff_guard_driver(c->driver, 0), 0);
+}
+
 static struct hwoff_skcipher *new_cipher(const struct alg_case *c, const unsigned char *key)
 {
 	struct hwoff_skcipher *sk;
 	char err[HWOFF_TRANSPORT_ERROR_MAX];
-	int ret = hwoff_skcipher_new(&sk, c->alg, c->driver, key, c->alg->key_bytes, err,
-				     sizeof(err));
+	int ret;
 
+	guard_case(c);
+	ret = hwoff_skcipher_new(&sk, c->alg, c->driver, key, c->alg->key_bytes, err, sizeof(err));
 	ck_assert_msg(ret == 0, "%s", err);
 	return sk;
 }
@@ -121,9 +132,11 @@ static struct hwoff_hash *new_hash(const struct alg_case *c)
 {
 	struct hwoff_hash *h;
 	char err[HWOFF_TRANSPORT_ERROR_MAX];
-	int ret = hwoff_hash_new(&h, c->alg, c->driver, hash_key(c->alg), sizeof(hmac_key), err,
-				 sizeof(err));
+	int ret;
 
+	guard_case(c);
+	ret = hwoff_hash_new(&h, c->alg, c->driver, hash_key(c->alg), sizeof(hmac_key), err,
+			     sizeof(err));
 	ck_assert_msg(ret == 0, "%s", err);
 	return h;
 }
@@ -503,6 +516,7 @@ START_TEST(aead_messages)
 	test_rng_fill(&rng, key, sizeof(key));
 	test_rng_fill(&rng, aad, max);
 	test_rng_fill(&rng, in, max);
+	guard_case(c);
 	ck_assert_msg(
 		!hwoff_aead_new(&a, c->alg, c->driver, key, c->alg->key_bytes, err, sizeof(err)),
 		"%s", err);
@@ -640,11 +654,16 @@ out:
 	return NULL;
 }
 
+/* _i 1: every driver through its guard, which the threads share */
 START_TEST(threads_each_with_a_context)
 {
 	struct thread_job jobs[THREADS];
 	pthread_t threads[THREADS];
 
+	for (int t = 0; _i && t < THREADS; t++) {
+		ck_assert_int_eq(hwoff_guard_driver(ciphers[t % cipher_count].driver, 0), 0);
+		ck_assert_int_eq(hwoff_guard_driver(digests[t % digest_count].driver, 0), 0);
+	}
 	for (int t = 0; t < THREADS; t++) {
 		jobs[t] = (struct thread_job){ .index = t };
 		ck_assert_int_eq(pthread_create(&threads[t], NULL, thread_rounds, &jobs[t]), 0);
@@ -658,11 +677,12 @@ END_TEST
 
 /*
  * Contexts made and half used in the parent continue in the child (which makes its own
- * sockets), and the parent's continue unharmed after the child is done.
+ * sockets, and for _i 1 a guard of its own), and the parent's continue unharmed after the child
+ * is done.
  */
 START_TEST(fork_continues_in_child_and_parent)
 {
-	const struct alg_case *cc = &ciphers[0], *dc = &digests[0];
+	const struct alg_case *cc = &ciphers[_i], *dc = &digests[_i];
 	const size_t a = 48 * 1024, b = 80 * 1024;
 	unsigned char *pt = must_malloc(a + b), *want = must_malloc(a + b),
 		      *got = must_malloc(a + b);
@@ -766,20 +786,123 @@ START_TEST(errors_say_what_failed)
 }
 END_TEST
 
+/* ---- an engine that stops answering ---------------------------------------------------------- */
+
+static long ms_since(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - start->tv_sec) * 1000 + (now.tv_nsec - start->tv_nsec) / 1000000;
+}
+
+/*
+ * The engine stalls (fault_stall) and its driver waits timeout_ms (2000) before it fails the
+ * request and resets the engine; the guard's limit (300 ms) ends the caller's wait first, as it
+ * would for another vendor's engine that never answers: the request fails with the reason, the
+ * driver is stuck in this process (a new session fails at once), and a forked child, which
+ * starts with a guard of its own, is served once the engine has recovered.
+ */
+START_TEST(guard_gives_up_on_a_stuck_engine)
+{
+	static const char driver[] = "cbc-aes-hwoffload-dma";
+	const struct alg_case c = { .alg = hwoff_alg_by_name("AES-128-CBC"), .engine = true };
+	const size_t len = 65536;
+	long long saved_timeout = read_number(TIMEOUT_PARAM), resets = stat_value("resets");
+	unsigned char key[16], iv[16] = { 0 }, *in = must_malloc(len), *out = must_malloc(len),
+			       *want = must_malloc(len);
+	char err[HWOFF_TRANSPORT_ERROR_MAX], knob[256];
+	struct hwoff_skcipher *sk, *again;
+	struct timespec start;
+	struct test_rng rng;
+	int status;
+	pid_t child;
+	long waited;
+
+	test_rng_init(&rng, 0x5707);
+	test_rng_fill(&rng, key, sizeof(key));
+	test_rng_fill(&rng, in, len);
+	openssl_cipher(c.alg, 1, key, iv, in, len, want, NULL);
+	ck_assert_int_eq(hwoff_guard_driver(driver, 300), 0);
+	write_number(TIMEOUT_PARAM, 2000);
+	ck_assert_msg(!hwoff_skcipher_new(&sk, c.alg, driver, key, 16, err, sizeof(err)), "%s",
+		      err);
+	crypt_ok(sk, true, in, out, len);
+	ck_assert_bytes_eq("through the guard", out, want, len);
+
+	snprintf(knob, sizeof(knob), "%sfault_stall", DEBUGFS_KNOB);
+	write_number(knob, 1);
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	ck_assert_int_eq(hwoff_skcipher_crypt(sk, true, in, out, len), -ETIMEDOUT);
+	waited = ms_since(&start);
+	assert_has(hwoff_skcipher_error(sk), "gave no answer within 300 ms to recvmsg");
+	/* the guard ended the wait, not the driver's timeout */
+	ck_assert_msg(waited < 1900, "the caller waited %ld ms", waited);
+	ck_assert_ptr_nonnull(hwoff_guard_stuck(driver));
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	ck_assert_int_eq(hwoff_skcipher_new(&again, c.alg, driver, key, 16, err, sizeof(err)),
+			 -ETIMEDOUT);
+	assert_has(err, "stuck in the kernel");
+	ck_assert_msg(ms_since(&start) < 300, "a stuck driver's call waited %ld ms",
+		      ms_since(&start));
+	hwoff_skcipher_free(sk);
+
+	/* the driver's timeout resets the engine; then a new process trusts it again */
+	for (int i = 0; i < 100 && stat_value("resets") == resets; i++)
+		usleep(100 * 1000);
+	ck_assert_int_gt(stat_value("resets"), resets);
+	child = fork();
+	ck_assert_int_ge(child, 0);
+	if (!child) {
+		int bad = hwoff_guard_stuck(driver) != NULL ||
+			  hwoff_skcipher_new(&again, c.alg, driver, key, 16, err, sizeof(err)) ||
+			  hwoff_skcipher_crypt(again, true, in, out, len) || memcmp(out, want, len);
+
+		_exit(bad);
+	}
+	ck_assert_int_eq(waitpid(child, &status, 0), child);
+	ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0,
+		      "a new process was not served once the engine recovered (status %d)", status);
+	write_number(TIMEOUT_PARAM, saved_timeout);
+	free(in);
+	free(out);
+	free(want);
+}
+END_TEST
+
 /* ---- the cases ------------------------------------------------------------------------------- */
+
+/* No case is left out unsaid: a full list stops the suite. */
+static void check_room(int count)
+{
+	if (count < CASES_MAX)
+		return;
+	fprintf(stderr, "more than %d cases of one kind: raise CASES_MAX\n", CASES_MAX);
+	exit(EXIT_FAILURE);
+}
 
 static void add_case(struct alg_case *cases, int *count, const char *alg_name, const char *driver,
 		     bool engine)
 {
-	if (*count == CASES_MAX)
-		return;
+	check_room(*count);
 	cases[*count].alg = hwoff_alg_by_name(alg_name);
 	snprintf(cases[*count].driver, sizeof(cases[*count].driver), "%s", driver);
 	cases[*count].engine = engine;
+	cases[*count].guarded = false;
+	(*count)++;
+}
+
+/* The case before it again, through a guard process. */
+static void add_guarded_copy(struct alg_case *cases, int *count)
+{
+	check_room(*count);
+	cases[*count] = cases[*count - 1];
+	cases[*count].guarded = true;
 	(*count)++;
 }
 
 static const char *missing_engine_row;
+static bool engine_loaded;
 
 /* The kernel's generic drivers, then each of the bundled engine's that /proc/crypto lists. */
 static void find_cases(void)
@@ -789,11 +912,14 @@ static void find_cases(void)
 	int engines = 0;
 
 	add_case(ciphers, &cipher_count, "AES-128-CBC", "cbc(aes-generic)", false);
+	add_guarded_copy(ciphers, &cipher_count);
 	add_case(ciphers, &cipher_count, "AES-256-CBC", "cbc(aes-generic)", false);
 	add_case(ciphers, &cipher_count, "AES-192-ECB", "ecb(aes-generic)", false);
 	add_case(ciphers, &cipher_count, "AES-128-CTR", "ctr(aes-generic)", false);
+	add_guarded_copy(ciphers, &cipher_count);
 	add_case(ciphers, &cipher_count, "AES-256-CTR", "ctr(aes-generic)", false);
 	add_case(digests, &digest_count, "SHA2-256", "sha256-generic", false);
+	add_guarded_copy(digests, &digest_count);
 	add_case(digests, &digest_count, "SHA1", "sha1-generic", false);
 	add_case(digests, &digest_count, "MD5", "md5-generic", false);
 	add_case(digests, &digest_count, "SHA2-224", "sha224-generic", false);
@@ -801,6 +927,7 @@ static void find_cases(void)
 	add_case(digests, &digest_count, "SHA2-512", "sha512-generic", false);
 	add_case(aeads, &aead_count, "AES-128-GCM", "gcm_base(ctr(aes-generic),ghash-generic)",
 		 false);
+	add_guarded_copy(aeads, &aead_count);
 
 	if (hwoff_discover(&d, err, sizeof(err))) {
 		printf("hwoffload driver: cannot tell, /proc/crypto unreadable: %s\n", err);
@@ -829,6 +956,7 @@ static void find_cases(void)
 				add_case(ciphers, &cipher_count, alg->name, impl->driver, true);
 		}
 	}
+	engine_loaded = engines > 0;
 	if (!engines)
 		printf("hwoffload driver: not loaded (no implementation of module %s in "
 		       "/proc/crypto): only the kernel's generic drivers are tested\n",
@@ -863,9 +991,11 @@ int main(void)
 	tcase_add_loop_test(tc, digest_random, 0, digest_count);
 	tcase_add_loop_test(tc, digest_clone, 0, digest_count);
 	tcase_add_loop_test(tc, aead_messages, 0, aead_count);
-	tcase_add_test(tc, threads_each_with_a_context);
-	tcase_add_test(tc, fork_continues_in_child_and_parent);
+	tcase_add_loop_test(tc, threads_each_with_a_context, 0, 2);
+	tcase_add_loop_test(tc, fork_continues_in_child_and_parent, 0, 2);
 	tcase_add_test(tc, errors_say_what_failed);
+	if (engine_loaded)
+		tcase_add_test(tc, guard_gives_up_on_a_stuck_engine);
 	suite_add_tcase(s, tc);
 	return test_run_suite(s);
 }

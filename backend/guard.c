@@ -1,0 +1,551 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * guard.c - AF_ALG calls on another vendor's engine, made by a guard process under a time limit
+ * (guard.h says why).
+ *
+ * The caller and its guard talk over a SOCK_SEQPACKET pair: one struct guard_call each way, a
+ * descriptor beside it by SCM_RIGHTS (the socket a call is on; the one bind or accept made), the
+ * data in the shared window. The guard keeps no socket between calls, so a descriptor's life is
+ * the caller's alone.
+ */
+#define _GNU_SOURCE /* close_range, explicit_bzero */
+#include <errno.h>
+#include <poll.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend/discover.h" /* HWOFF_NAME_MAX */
+#include "backend/guard.h"
+
+#define GUARDS_MAX  32 /* drivers guarded in one process: a path table has at most 31 */
+#define CONTROL_MAX 256 /* a sendmsg's control messages: the operation, an IV, the AAD length */
+
+enum guard_op {
+	OP_BIND,
+	OP_SETSOCKOPT,
+	OP_ACCEPT,
+	OP_SENDMSG,
+	OP_READ,
+};
+
+static const char *const op_names[] = {
+	[OP_BIND] = "bind",	  [OP_SETSOCKOPT] = "setsockopt", [OP_ACCEPT] = "accept",
+	[OP_SENDMSG] = "sendmsg", [OP_READ] = "recvmsg",
+};
+
+/* One call, and in the same struct its answer. */
+struct guard_call {
+	int op;
+	int arg; /* setsockopt's option, sendmsg's flags */
+	bool no_value; /* setsockopt with a NULL value (ALG_SET_AEAD_AUTHSIZE) */
+	size_t len; /* data in the window, or to read into it */
+	size_t control_len;
+	long result; /* the answer: >= 0, or -errno */
+	union {
+		struct sockaddr_alg sa; /* bind */
+		unsigned char control[CONTROL_MAX]; /* sendmsg */
+		struct cmsghdr align;
+	} u;
+};
+
+struct hwoff_guard {
+	char driver[HWOFF_NAME_MAX];
+	unsigned int limit_ms;
+	pthread_mutex_t lock; /* one call at a time */
+	pid_t owner; /* the process the guard below serves; 0: none made yet */
+	pid_t pid; /* the guard */
+	int cmd; /* the caller's end of the command socket */
+	unsigned char *window; /* HWOFF_GUARD_WINDOW bytes shared with the guard */
+	atomic_bool stuck;
+	char stuck_reason[384];
+};
+
+static struct hwoff_guard guards[GUARDS_MAX];
+static atomic_uint guard_count;
+static pthread_mutex_t registry = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t fork_handler_once = PTHREAD_ONCE_INIT;
+
+/*
+ * A fork's child starts with no guard: the parent's serves the parent. Only locks are made anew
+ * here (none is taken), as a thread of the parent may have held one at the fork.
+ */
+static void forget_in_child(void)
+{
+	unsigned int count = atomic_load(&guard_count);
+
+	pthread_mutex_init(&registry, NULL);
+	for (unsigned int i = 0; i < count; i++) {
+		struct hwoff_guard *g = &guards[i];
+
+		pthread_mutex_init(&g->lock, NULL);
+		if (g->cmd >= 0)
+			close(g->cmd);
+		if (g->window)
+			munmap(g->window, HWOFF_GUARD_WINDOW);
+		g->cmd = -1;
+		g->window = NULL;
+		g->owner = g->pid = 0;
+		atomic_store(&g->stuck, false);
+	}
+}
+
+static void install_fork_handler(void)
+{
+	pthread_atfork(NULL, NULL, forget_in_child);
+}
+
+int hwoff_guard_driver(const char *driver, unsigned int limit_ms)
+{
+	int ret = 0;
+
+	pthread_once(&fork_handler_once, install_fork_handler);
+	pthread_mutex_lock(&registry);
+	if (!hwoff_guard_of(driver)) {
+		unsigned int n = atomic_load(&guard_count);
+		struct hwoff_guard *g = &guards[n];
+
+		if (n == GUARDS_MAX) {
+			ret = -ENOSPC;
+		} else {
+			snprintf(g->driver, sizeof(g->driver), "%s", driver);
+			g->limit_ms = limit_ms ? limit_ms : HWOFF_GUARD_LIMIT_MS;
+			pthread_mutex_init(&g->lock, NULL);
+			g->cmd = -1;
+			atomic_store(&guard_count, n + 1); /* publishes the entry to lookups */
+		}
+	}
+	pthread_mutex_unlock(&registry);
+	return ret;
+}
+
+struct hwoff_guard *hwoff_guard_of(const char *driver)
+{
+	unsigned int count = atomic_load(&guard_count);
+
+	for (unsigned int i = 0; i < count; i++)
+		if (strcmp(guards[i].driver, driver) == 0)
+			return &guards[i];
+	return NULL;
+}
+
+const char *hwoff_guard_stuck(const char *driver)
+{
+	struct hwoff_guard *g = hwoff_guard_of(driver);
+
+	return g && atomic_load(&g->stuck) ? g->stuck_reason : NULL;
+}
+
+/* ---- the guard's side ------------------------------------------------------------------------ */
+
+/* One message and at most one descriptor; returns the bytes, 0 at the other end's close. */
+static ssize_t receive(int sock, struct guard_call *c, int *fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	struct iovec iov = { .iov_base = c, .iov_len = sizeof(*c) };
+	struct msghdr msg = { .msg_iov = &iov,
+			      .msg_iovlen = 1,
+			      .msg_control = control.buf,
+			      .msg_controllen = sizeof(control.buf) };
+	struct cmsghdr *cmsg;
+	ssize_t n;
+
+	*fd = -1;
+	do
+		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
+	while (n < 0 && errno == EINTR);
+	cmsg = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL;
+	if (cmsg && cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS)
+		memcpy(fd, CMSG_DATA(cmsg), sizeof(int));
+	return n;
+}
+
+static ssize_t transmit(int sock, const struct guard_call *c, int fd)
+{
+	union {
+		char buf[CMSG_SPACE(sizeof(int))];
+		struct cmsghdr align;
+	} control;
+	struct iovec iov = { .iov_base = (void *)c, .iov_len = sizeof(*c) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	if (fd >= 0) {
+		struct cmsghdr *cmsg;
+
+		memset(&control, 0, sizeof(control));
+		msg.msg_control = control.buf;
+		msg.msg_controllen = sizeof(control.buf);
+		cmsg = CMSG_FIRSTHDR(&msg);
+		cmsg->cmsg_level = SOL_SOCKET;
+		cmsg->cmsg_type = SCM_RIGHTS;
+		cmsg->cmsg_len = CMSG_LEN(sizeof(int));
+		memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
+	}
+	do
+		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
+	while (n < 0 && errno == EINTR);
+	return n;
+}
+
+static long execute(struct guard_call *c, int fd, unsigned char *window, int *made)
+{
+	struct iovec iov = { .iov_base = window, .iov_len = c->len };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	long ret;
+
+	switch (c->op) {
+	case OP_BIND:
+		*made = socket(AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
+		if (*made < 0)
+			return -errno;
+		if (!bind(*made, (struct sockaddr *)&c->u.sa, sizeof(c->u.sa)))
+			return 0;
+		ret = -errno;
+		close(*made);
+		*made = -1;
+		return ret;
+	case OP_SETSOCKOPT:
+		return setsockopt(fd, SOL_ALG, c->arg, c->no_value ? NULL : window,
+				  (socklen_t)c->len)
+			       ? -errno
+			       : 0;
+	case OP_ACCEPT:
+		*made = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
+		return *made < 0 ? -errno : 0;
+	case OP_SENDMSG:
+		msg.msg_control = c->control_len ? c->u.control : NULL;
+		msg.msg_controllen = c->control_len;
+		ret = sendmsg(fd, &msg, c->arg);
+		return ret < 0 ? -errno : ret;
+	case OP_READ:
+		ret = read(fd, window, c->len);
+		return ret < 0 ? -errno : ret;
+	}
+	return -EINVAL;
+}
+
+/* The guard: serves calls until the caller's end closes. System calls only. */
+static __attribute__((noreturn)) void serve(int sock, unsigned char *window)
+{
+	prctl(PR_SET_NAME, "hwoffload-guard");
+	if (sock > 0)
+		close_range(0, (unsigned int)sock - 1, 0);
+	close_range((unsigned int)sock + 1, ~0u, 0);
+	for (;;) {
+		struct guard_call c;
+		int fd, made = -1;
+
+		if (receive(sock, &c, &fd) != sizeof(c))
+			_exit(0);
+		c.result = execute(&c, fd, window, &made);
+		if (fd >= 0)
+			close(fd);
+		if (transmit(sock, &c, made) < 0)
+			_exit(0);
+		if (made >= 0)
+			close(made);
+	}
+}
+
+/* ---- the caller's side ----------------------------------------------------------------------- */
+
+static int spawn(struct hwoff_guard *g, char *why, size_t why_len)
+{
+	unsigned char *window;
+	int sock[2], error;
+	long pid;
+
+	window = mmap(NULL, HWOFF_GUARD_WINDOW, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS,
+		      -1, 0);
+	if (window == MAP_FAILED) {
+		error = errno;
+		snprintf(why, why_len, "no window for %s's guard: %s", g->driver, strerror(error));
+		return -error;
+	}
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sock)) {
+		error = errno;
+		munmap(window, HWOFF_GUARD_WINDOW);
+		snprintf(why, why_len, "no socket pair for %s's guard: %s", g->driver,
+			 strerror(error));
+		return -error;
+	}
+	/* fork() without its handlers or SIGCHLD: the application's own children are its own */
+	pid = syscall(SYS_clone, 0ul, NULL, NULL, NULL, NULL);
+	if (pid == 0) {
+		close(sock[0]);
+		serve(sock[1], window);
+	}
+	error = errno;
+	close(sock[1]);
+	if (pid < 0) {
+		close(sock[0]);
+		munmap(window, HWOFF_GUARD_WINDOW);
+		snprintf(why, why_len, "no guard process for %s: clone: %s", g->driver,
+			 strerror(error));
+		return -error;
+	}
+	g->owner = getpid();
+	g->pid = (pid_t)pid;
+	g->cmd = sock[0];
+	g->window = window;
+	return 0;
+}
+
+/*
+ * Close the guard: it exits at the end of its socket, and is reaped when it has (one that ended
+ * already, wait); a stuck one is killed and left to the kernel.
+ */
+static void retire(struct hwoff_guard *g, bool stuck, bool wait)
+{
+	if (stuck)
+		kill(g->pid, SIGKILL);
+	close(g->cmd);
+	munmap(g->window, HWOFF_GUARD_WINDOW);
+	waitpid(g->pid, NULL, __WCLONE | (wait && !stuck ? 0 : WNOHANG));
+	g->cmd = -1;
+	g->window = NULL;
+	g->owner = g->pid = 0;
+}
+
+static long ms_since(const struct timespec *start)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - start->tv_sec) * 1000 + (now.tv_nsec - start->tv_nsec) / 1000000;
+}
+
+/* Wait for the answer within the limit; false when none came (the guard is stuck). */
+static bool answer_in_time(struct hwoff_guard *g)
+{
+	struct pollfd p = { .fd = g->cmd, .events = POLLIN };
+	struct timespec start;
+	long left = g->limit_ms;
+	int n;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	while ((n = poll(&p, 1, (int)left)) < 0 && errno == EINTR)
+		left = (long)g->limit_ms - ms_since(&start);
+	return n != 0;
+}
+
+static int stuck_error(struct hwoff_guard *g, char *why, size_t why_len)
+{
+	snprintf(why, why_len, "%s", g->stuck_reason);
+	return -ETIMEDOUT;
+}
+
+/* Take g for one call within the limit, with a guard of this process running. */
+static int take(struct hwoff_guard *g, char *why, size_t why_len)
+{
+	struct timespec until;
+	int ret;
+
+	if (atomic_load(&g->stuck))
+		return stuck_error(g, why, why_len);
+	clock_gettime(CLOCK_REALTIME, &until);
+	until.tv_sec += g->limit_ms / 1000;
+	until.tv_nsec += (long)(g->limit_ms % 1000) * 1000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	ret = pthread_mutex_timedlock(&g->lock, &until);
+	if (ret) {
+		if (atomic_load(&g->stuck))
+			return stuck_error(g, why, why_len);
+		snprintf(why, why_len,
+			 "%s's guard was busy with another call for %u ms, the limit of one call",
+			 g->driver, g->limit_ms);
+		return -ETIMEDOUT;
+	}
+	if (atomic_load(&g->stuck)) {
+		pthread_mutex_unlock(&g->lock);
+		return stuck_error(g, why, why_len);
+	}
+	if (g->owner != getpid()) {
+		ret = spawn(g, why, why_len);
+		if (ret)
+			pthread_mutex_unlock(&g->lock);
+	}
+	return ret;
+}
+
+/* What a call carries in the window: len bytes of iov from offset in, up to out_len bytes out. */
+struct window_data {
+	const struct iovec *iov;
+	int iov_count;
+	size_t offset;
+	void *out;
+	size_t out_len;
+};
+
+static void gather(unsigned char *to, const struct window_data *d, size_t len)
+{
+	size_t skip = d->offset;
+
+	for (int i = 0; i < d->iov_count && len; i++) {
+		size_t n = d->iov[i].iov_len;
+
+		if (skip >= n) {
+			skip -= n;
+			continue;
+		}
+		n -= skip;
+		n = n < len ? n : len;
+		memcpy(to, (const unsigned char *)d->iov[i].iov_base + skip, n);
+		to += n;
+		len -= n;
+		skip = 0;
+	}
+}
+
+/*
+ * One call: c's data (d) into the window, c and fd to the guard, its answer back within the
+ * limit (a descriptor it made in *made, when made is not NULL), what it read out of the window,
+ * which is wiped after. Returns c->result, or -errno with why.
+ */
+static long call(struct hwoff_guard *g, struct guard_call *c, int fd, const struct window_data *d,
+		 int *made, char *why, size_t why_len)
+{
+	size_t used = c->op == OP_READ ? 0 : c->len;
+	enum { GUARD_ANSWERED, GUARD_STUCK, GUARD_ENDED } outcome;
+	int answer_fd = -1;
+	long ret = take(g, why, why_len);
+
+	if (ret)
+		return ret;
+	if (d && d->iov)
+		gather(g->window, d, c->len);
+	outcome = transmit(g->cmd, c, fd) < 0			 ? GUARD_ENDED
+		  : !answer_in_time(g)				 ? GUARD_STUCK
+		  : receive(g->cmd, c, &answer_fd) != sizeof(*c) ? GUARD_ENDED
+								 : GUARD_ANSWERED;
+	if (outcome != GUARD_ANSWERED) {
+		explicit_bzero(g->window, used);
+		if (outcome == GUARD_STUCK) {
+			snprintf(g->stuck_reason, sizeof(g->stuck_reason),
+				 "%s gave no answer within %u ms to %s (%zu bytes) in its guard "
+				 "process %d: another vendor's engine, stuck in the kernel; it "
+				 "serves nothing more in this process",
+				 g->driver, g->limit_ms, op_names[c->op], c->len, (int)g->pid);
+			atomic_store(&g->stuck, true);
+			ret = stuck_error(g, why, why_len);
+		} else {
+			/* a new guard for the next call */
+			snprintf(why, why_len, "%s's guard process %d ended", g->driver,
+				 (int)g->pid);
+			ret = -EPIPE;
+		}
+		retire(g, outcome == GUARD_STUCK, true);
+		pthread_mutex_unlock(&g->lock);
+		return ret;
+	}
+	if (c->op == OP_READ && c->result > 0) {
+		used = (size_t)c->result < d->out_len ? (size_t)c->result : d->out_len;
+		memcpy(d->out, g->window, used);
+	}
+	explicit_bzero(g->window, used);
+	pthread_mutex_unlock(&g->lock);
+	if (made)
+		*made = answer_fd;
+	else if (answer_fd >= 0)
+		close(answer_fd);
+	why[0] = '\0';
+	return c->result;
+}
+
+int hwoff_guard_bind(struct hwoff_guard *g, const struct sockaddr_alg *sa, char *why,
+		     size_t why_len)
+{
+	struct guard_call c = { .op = OP_BIND, .u.sa = *sa };
+	int fd = -1;
+	long ret = call(g, &c, -1, NULL, &fd, why, why_len);
+
+	if (ret < 0 && fd >= 0)
+		close(fd);
+	return ret < 0 ? (int)ret : fd;
+}
+
+int hwoff_guard_setsockopt(struct hwoff_guard *g, int fd, int optname, const void *value,
+			   socklen_t len, char *why, size_t why_len)
+{
+	struct iovec iov = { .iov_base = (void *)value, .iov_len = len };
+	struct window_data d = { .iov = value ? &iov : NULL, .iov_count = 1 };
+	struct guard_call c = {
+		.op = OP_SETSOCKOPT, .arg = optname, .len = len, .no_value = !value
+	};
+
+	if (value && len > HWOFF_GUARD_WINDOW)
+		return -EMSGSIZE;
+	return (int)call(g, &c, fd, &d, NULL, why, why_len);
+}
+
+int hwoff_guard_accept(struct hwoff_guard *g, int fd, char *why, size_t why_len)
+{
+	struct guard_call c = { .op = OP_ACCEPT };
+	int made = -1;
+	long ret = call(g, &c, fd, NULL, &made, why, why_len);
+
+	if (ret < 0 && made >= 0)
+		close(made);
+	return ret < 0 ? (int)ret : made;
+}
+
+ssize_t hwoff_guard_sendmsg(struct hwoff_guard *g, int fd, const struct msghdr *msg, int flags,
+			    char *why, size_t why_len)
+{
+	struct window_data d = { .iov = msg->msg_iov, .iov_count = (int)msg->msg_iovlen };
+	size_t total = 0, sent = 0;
+
+	if (msg->msg_controllen > CONTROL_MAX)
+		return -EMSGSIZE;
+	for (size_t i = 0; i < msg->msg_iovlen; i++)
+		total += msg->msg_iov[i].iov_len;
+	/* the control messages go with the first piece, as one sendmsg() would give them */
+	do {
+		struct guard_call c = { .op = OP_SENDMSG };
+		size_t piece =
+			total - sent < HWOFF_GUARD_WINDOW ? total - sent : HWOFF_GUARD_WINDOW;
+		long ret;
+
+		c.len = piece;
+		c.arg = sent + piece < total ? flags | MSG_MORE : flags;
+		if (!sent && msg->msg_controllen) {
+			memcpy(c.u.control, msg->msg_control, msg->msg_controllen);
+			c.control_len = msg->msg_controllen;
+		}
+		d.offset = sent;
+		ret = call(g, &c, fd, &d, NULL, why, why_len);
+		explicit_bzero(c.u.control, sizeof(c.u.control)); /* an IV */
+		if (ret < 0)
+			return sent ? (ssize_t)sent : ret;
+		sent += (size_t)ret;
+		if ((size_t)ret < piece)
+			break;
+	} while (sent < total);
+	return (ssize_t)sent;
+}
+
+ssize_t hwoff_guard_read(struct hwoff_guard *g, int fd, void *buf, size_t len, char *why,
+			 size_t why_len)
+{
+	struct window_data d = { .out = buf, .out_len = len };
+	struct guard_call c = { .op = OP_READ };
+
+	c.len = len < HWOFF_GUARD_WINDOW ? len : HWOFF_GUARD_WINDOW;
+	return call(g, &c, fd, &d, NULL, why, why_len);
+}

@@ -1,0 +1,72 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * guard.h - AF_ALG calls on another vendor's engine, made by a guard process under a time limit.
+ *
+ * Such an engine may never answer: one request it cannot take has wedged QEMU's virtio-crypto
+ * for good, and a SoC engine past a descriptor limit does the same. A caller then sleeps
+ * uninterruptibly in recvmsg, in setkey or in a hash's send, for ever, and its process can no
+ * longer exit. The bundled engine's driver bounds every wait on its device (timeout_ms); another
+ * vendor's need not. So every call of the transport that reaches such a driver (bind, setkey,
+ * accept, send, receive) is made by a guard: a child process of the caller's (one per driver and
+ * process, made at the first call), which shares a window of memory with it for the data. The
+ * caller waits for the answer with a time limit. Past it the guard is killed (the kernel keeps
+ * it asleep, with nothing of the caller's but its sockets for that driver), the driver is stuck
+ * for this process, and every later call on it fails at once; a new process (a fork's child
+ * too) starts with a guard of its own, so its first call checks the engine again.
+ *
+ * The guard is made with clone() and no exit signal, so an application's SIGCHLD handler and
+ * wait() never see it, and it runs system calls only (no allocation, no locks) as a child of a
+ * threaded process must. It closes every descriptor but its own at start, so a stuck guard
+ * holds no listening socket or file of the caller's. It holds a copy of the caller's memory as
+ * it was when the guard started, as any child does, until the kernel frees it.
+ *
+ * Not for the provider: transport.c routes a session's calls here when its driver is guarded.
+ */
+#ifndef HWOFF_BACKEND_GUARD_H
+#define HWOFF_BACKEND_GUARD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/socket.h>
+#include <sys/types.h>
+
+#include <linux/if_alg.h>
+
+/* The most data one guarded call carries: larger sends go in pieces, reads take at most this. */
+#define HWOFF_GUARD_WINDOW (256u << 10)
+/* The time limit of one call when the caller gives none: far more than a request should take. */
+#define HWOFF_GUARD_LIMIT_MS 10000u
+
+struct hwoff_guard;
+
+/*
+ * From now on every session bound to driver in this process goes through a guard, each call
+ * limited to limit_ms (0: HWOFF_GUARD_LIMIT_MS). Returns 0, or -ENOSPC past the drivers it keeps.
+ */
+int hwoff_guard_driver(const char *driver, unsigned int limit_ms);
+
+/* driver's guard, or NULL when its calls are made directly. */
+struct hwoff_guard *hwoff_guard_of(const char *driver);
+
+/* Why driver is stuck in this process ("DRIVER gave no answer ..."), or NULL while it is not. */
+const char *hwoff_guard_stuck(const char *driver);
+
+/*
+ * The calls, as the system calls they stand for. Each returns what the call returned (a new
+ * descriptor, a byte count, 0), or -errno; -ETIMEDOUT when the guard gave no answer within the
+ * limit (the driver is stuck from then on) and at once on a stuck driver, with the reason in why.
+ */
+int hwoff_guard_bind(struct hwoff_guard *g, const struct sockaddr_alg *sa, char *why,
+		     size_t why_len);
+int hwoff_guard_setsockopt(struct hwoff_guard *g, int fd, int optname, const void *value,
+			   socklen_t len, char *why, size_t why_len);
+int hwoff_guard_accept(struct hwoff_guard *g, int fd, char *why, size_t why_len);
+/* msg's data gathered into the window, in pieces of HWOFF_GUARD_WINDOW (MSG_MORE on all but
+ * the last); returns the bytes taken, short where a piece was. */
+ssize_t hwoff_guard_sendmsg(struct hwoff_guard *g, int fd, const struct msghdr *msg, int flags,
+			    char *why, size_t why_len);
+/* At most HWOFF_GUARD_WINDOW bytes into buf. */
+ssize_t hwoff_guard_read(struct hwoff_guard *g, int fd, void *buf, size_t len, char *why,
+			 size_t why_len);
+
+#endif
