@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "bench/calibrate.h"
+#include "kernel/hwoffload_regs.h"
 
 static int cmp_double(const void *a, const void *b)
 {
@@ -219,6 +220,25 @@ void cal_limits(const struct cal_subject *s, size_t limits[CAL_PATHS_MAX])
 				    : SIZE_MAX;
 }
 
+size_t cal_proven(const struct cal_subject *subjects, size_t count, const char *driver)
+{
+	size_t proven = 0;
+	bool served = false;
+
+	for (size_t i = 0; i < count; i++) {
+		for (unsigned int p = 0; p < subjects[i].path_count; p++) {
+			const struct cal_path *path = &subjects[i].paths[p];
+			size_t bytes = path->serves_all ? HWOFF_PROVEN_ALL : path->verified;
+
+			if (path->software || path->failed || strcmp(path->name, driver) != 0)
+				continue;
+			proven = served && proven < bytes ? proven : bytes;
+			served = true;
+		}
+	}
+	return proven;
+}
+
 cal_mask cal_usable(const struct cal_subject *s)
 {
 	cal_mask mask = 0;
@@ -278,5 +298,11 @@ bool cal_engine_threshold(const struct cal_subject *s, unsigned int *threshold)
 		*threshold = (unsigned int)boundary(s->points[best_split - 1].size,
 						    s->points[best_split].size) -
 			     1;
+	/*
+	 * PIO does not split a GCM message: the driver sends by PIO only those that fit the FIFO
+	 * and refuses a larger threshold_gcm, so there the FIFO is "PIO throughout".
+	 */
+	if (hwoff_alg_is_aead(s->alg) && *threshold > HWE_FIFO_DEPTH)
+		*threshold = HWE_FIFO_DEPTH;
 	return true;
 }

@@ -9,19 +9,27 @@
  * message of that much data after a TLS record's 13 bytes of AAD, with its tag (a TLS record).
  *
  * A sample is a run of back-to-back requests long enough for the clocks (wall: CLOCK_MONOTONIC;
- * CPU: getrusage(RUSAGE_SELF), user + system). At each size every path first warms up (which
- * also sizes its samples), then the repeats go round-robin over the paths, starting one path
- * later each time, so that a machine that drifts or is busy for a moment spreads over all paths;
- * each figure is the median of the repeats.
+ * CPU: getrusage(RUSAGE_SELF) of the process that makes the requests, user + system). At each size
+ * every path first warms up (which also sizes its samples), then the repeats go round-robin over
+ * the paths, starting one path later each time, so that a machine that drifts or is busy for a
+ * moment spreads over all paths; each figure is the median of the repeats.
  *
- * Before a kernel path is measured at a size its output there is checked against software's, in
- * a child process under a time limit: a driver that is wrong, or hangs (one was seen stuck in
- * skcipher_recvmsg from 128 KiB on, right up to 64 KiB), serves only up to the largest size it
- * passed at, and the derivation keeps its ranges below that.
+ * Software runs in this process. Every call of a kernel path (bind, setkey, accept, send, recv)
+ * runs in a worker process of its own, one per kernel path of a subject, which takes commands
+ * over a socket (check at a size; a sample of N requests: its wall time and the worker's own CPU
+ * time) and which the calibration abandons when it does not answer in time: a request stuck in
+ * the kernel, uninterruptibly, so that no signal ends it (QEMU's virtio-crypto was seen stuck in
+ * skcipher_recvmsg from 128 KiB on, right up to 64 KiB, and afterwards every setkey on that
+ * device waited for ever), stays with the worker, which is killed and left to the kernel; every
+ * driver of that device (its module) is dropped for the rest of the run, keeping the sizes it was
+ * measured at below, and the calibration goes on.
+ *
+ * Before a kernel path is measured at a size its output there is checked against software's:
+ * a driver that is wrong there serves only up to the largest size it was measured at below, and
+ * the derivation keeps its ranges below that.
  */
-#define _GNU_SOURCE /* pipe2 */
+#define _GNU_SOURCE /* MSG_NOSIGNAL, SOCK_CLOEXEC */
 #include <errno.h>
-#include <fcntl.h>
 #include <math.h>
 #include <openssl/core_names.h>
 #include <openssl/evp.h>
@@ -31,6 +39,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -41,9 +50,18 @@
 #include "backend/transport.h"
 #include "bench/calibrate.h"
 
-/* A check's time limit: far more than one request should take, short enough to wait for. */
-#define CHECK_SECONDS 10
-#define REPEATS_MAX   64
+/*
+ * How long a kernel path's worker has to answer a command: ANSWER_SECONDS, and SECONDS_PER_MIB
+ * more for every MiB the command moves (a check: software's pass and the kernel's; a sample: its
+ * requests). Our engine in a TCG guest moves 7 MB/s at its slowest (HMAC, 4 KiB by PIO) and takes
+ * 10-20 times as long a request when other guests load the host: a sample (sized to take
+ * --seconds) or a check of up to 16 MiB answers well within that even then.
+ */
+#define ANSWER_SECONDS	30
+#define SECONDS_PER_MIB 2
+#define STOP_SECONDS	5 /* for a worker told to stop to exit */
+#define KILLED_SECONDS	1 /* for a killed one: one stuck in the kernel is left there */
+#define REPEATS_MAX	64
 
 /* One path of one subject, ready to serve requests. */
 struct runner {
@@ -63,15 +81,46 @@ struct runner {
 	size_t gcm_len;
 };
 
+/* What one sample took. */
+struct sample {
+	double wall_ns, cpu_ns;
+};
+
+/* A command to a kernel path's worker. */
+struct command {
+	enum { WORKER_CHECK, WORKER_SAMPLE } op;
+	size_t size;
+	unsigned long requests; /* WORKER_SAMPLE */
+};
+
+/* A worker's answer: first to its start (its runner opened), then to each command. */
+struct answer {
+	int status; /* 0, or -1 with err */
+	struct sample took; /* WORKER_SAMPLE */
+	size_t request_max; /* to its start: kernel_request_max() */
+	char err[HWOFF_TRANSPORT_ERROR_MAX];
+};
+
+/* A kernel path's worker process, as its parent sees it. */
+struct worker {
+	pid_t pid; /* 0: none (not started, ended, or killed) */
+	int fd; /* the parent's end of their socket */
+	size_t request_max;
+};
+
 /* What one subject's measurement needs. */
 struct measure {
 	const struct cal_config *cfg;
 	struct cal_run *run;
 	struct cal_subject *s;
 	size_t index; /* of s in run->subjects, for progress */
-	struct runner runners[CAL_PATHS_MAX];
+	struct runner software; /* paths[0] */
+	struct worker workers[CAL_PATHS_MAX]; /* the kernel paths', by path */
 	unsigned char *in, *out;
 	size_t buf_len;
+	/* The devices (device_of()) that stopped answering: left out for the rest of the run. */
+	size_t wedged_count;
+	char wedged[HWOFF_IMPLS_MAX][HWOFF_MODULE_NAME_MAX];
 };
 
 static const unsigned char key[32] = "hwoffload calibration key 0123!";
@@ -292,135 +341,6 @@ out:
 	return ret;
 }
 
-/*
- * check_path() in a child process that has CHECK_SECONDS to answer: a request stuck in the
- * kernel (uninterruptibly, so that no signal ends it) stays with the child, which is killed
- * and left to the kernel. Returns 0 or -1 with err filled.
- */
-static int check_in_time(const struct cal_subject *s, const struct cal_path *path,
-			 const unsigned char *in, size_t size, char *err, size_t err_len)
-{
-	struct pollfd answer;
-	size_t got = 0;
-	pid_t child;
-	int fds[2], status;
-
-	if (pipe2(fds, O_CLOEXEC)) {
-		snprintf(err, err_len, "pipe: %s", strerror(errno));
-		return -1;
-	}
-	fflush(NULL); /* the child must not write the parent's buffers again */
-	child = fork();
-	if (child == 0) {
-		int ret = check_path(s, path, in, size, err, err_len);
-
-		if (ret && write(fds[1], err, strlen(err)) < 0)
-			ret = 2;
-		_exit(ret ? 1 : 0);
-	}
-	close(fds[1]);
-	if (child < 0) {
-		close(fds[0]);
-		snprintf(err, err_len, "fork: %s", strerror(errno));
-		return -1;
-	}
-	answer = (struct pollfd){ .fd = fds[0], .events = POLLIN };
-	/* the child writes at most its reason, then exits: the pipe's end is the answer */
-	while (poll(&answer, 1, CHECK_SECONDS * 1000) == 1) {
-		ssize_t n = read(fds[0], err + got, err_len - 1 - got);
-
-		if (n <= 0)
-			break;
-		got += (size_t)n;
-	}
-	err[got] = '\0';
-	if (answer.revents == 0) {
-		close(fds[0]);
-		kill(child, SIGKILL);
-		waitpid(child, &status, WNOHANG);
-		snprintf(err, err_len, "no answer within %d s at %zu bytes", CHECK_SECONDS, size);
-		return -1;
-	}
-	close(fds[0]);
-	if (waitpid(child, &status, 0) != child || !WIFEXITED(status) || WEXITSTATUS(status) != 0) {
-		if (!got)
-			snprintf(err, err_len, "its check at %zu bytes ended abnormally", size);
-		return -1;
-	}
-	return 0;
-}
-
-static void fail_path(struct measure *m, unsigned int p, const char *why)
-{
-	struct cal_path *path = &m->s->paths[p];
-
-	path->failed = true;
-	snprintf(path->failure, sizeof(path->failure), "%s", why);
-	runner_close(&m->runners[p]);
-	hwoff_appendf(m->run->notes, sizeof(m->run->notes), "dropped %s for %s %s: %s\n",
-		      path->name, m->s->alg->name, hwoff_direction_name(m->s->direction), why);
-}
-
-/*
- * The most bytes the driver gets in one request, whatever the caller's size: the transport sends
- * a cipher's in pieces of the socket's buffer, and algif_hash hands a hash driver at most
- * ALG_MAX_PAGES (16) pages per update. SIZE_MAX when not known.
- */
-static size_t kernel_request_max(const struct runner *r)
-{
-	if (r->sk)
-		return hwoff_skcipher_chunk_bytes(r->sk);
-	if (r->aead)
-		return HWOFF_AEAD_MESSAGE_MAX - sizeof(gcm_aad);
-	return r->hash ? 16 * (size_t)sysconf(_SC_PAGESIZE) : SIZE_MAX;
-}
-
-/*
- * Check kernel path p at size before it is measured there (check_in_time()). A path that fails
- * its first check is dropped; one that fails later serves only up to the largest size it passed
- * at, and its figures above that are forgotten. Returns whether p may be measured at size.
- */
-static bool verify(struct measure *m, unsigned int p, size_t size)
-{
-	struct cal_subject *s = m->s;
-	struct cal_path *path = &s->paths[p];
-	char err[HWOFF_TRANSPORT_ERROR_MAX];
-	size_t below = 0;
-
-	if (path->software)
-		return true;
-	if (path->limited && size > path->verified)
-		return false;
-	if (check_in_time(s, path, m->in, size, err, sizeof(err)) == 0) {
-		if (size > path->verified)
-			path->verified = size;
-		if (!path->limited && size >= kernel_request_max(&m->runners[p]))
-			path->serves_all = true;
-		return true;
-	}
-	for (size_t i = 0; i < s->point_count; i++)
-		if (s->points[i].size < size && s->points[i].bytes_per_s[p] > 0)
-			below = s->points[i].size;
-	if (!below) {
-		fail_path(m, p, err);
-		return false;
-	}
-	for (size_t i = 0; i < s->point_count; i++) {
-		struct cal_point *pt = &s->points[i];
-
-		if (pt->size > below)
-			pt->bytes_per_s[p] = pt->cpu_ns_per_byte[p] = pt->bytes_per_s_spread[p] =
-				pt->cpu_spread[p] = 0;
-	}
-	path->verified = below;
-	path->limited = true;
-	path->serves_all = false;
-	hwoff_appendf(m->run->limits, sizeof(m->run->limits),
-		      "%s serves %s %s up to %zu bytes only: %s\n", path->name, s->alg->name,
-		      hwoff_direction_name(s->direction), below, err);
-	return false;
-}
-
 static double now_ns(void)
 {
 	struct timespec ts;
@@ -438,26 +358,323 @@ static double cpu_ns(void)
 	       (ru.ru_utime.tv_usec + ru.ru_stime.tv_usec) * 1e3;
 }
 
-/* What one sample took. */
-struct sample {
-	double wall_ns, cpu_ns;
-};
+/* requests back-to-back requests of size bytes by r, timed. Returns 0 or -1 with err. */
+static int sample_requests(struct runner *r, const unsigned char *in, unsigned char *out,
+			   size_t size, unsigned long requests, struct sample *took, char *err,
+			   size_t err_len)
+{
+	double wall0 = now_ns(), cpu0 = cpu_ns();
 
-/* requests back-to-back requests of size bytes on path p. Returns 0 or -1 (the path failed). */
+	for (unsigned long i = 0; i < requests; i++)
+		if (runner_request(r, in, out, size, err, err_len))
+			return -1;
+	took->cpu_ns = cpu_ns() - cpu0;
+	took->wall_ns = now_ns() - wall0;
+	return 0;
+}
+
+/*
+ * The most bytes the driver gets in one request, whatever the caller's size: the transport sends
+ * a cipher's in pieces of the socket's buffer, and algif_hash hands a hash driver at most
+ * ALG_MAX_PAGES (16) pages per update. SIZE_MAX when not known.
+ */
+static size_t kernel_request_max(const struct runner *r)
+{
+	if (r->sk)
+		return hwoff_skcipher_chunk_bytes(r->sk);
+	if (r->aead)
+		return HWOFF_AEAD_MESSAGE_MAX - sizeof(gcm_aad);
+	return r->hash ? 16 * (size_t)sysconf(_SC_PAGESIZE) : SIZE_MAX;
+}
+
+/*
+ * The worker of kernel path p, in its own process: open the path's runner and say how it went
+ * (with kernel_request_max()), then answer each command until the socket ends.
+ */
+static void __attribute__((noreturn)) worker_serve(struct measure *m, unsigned int p, int fd)
+{
+	const struct cal_path *path = &m->s->paths[p];
+	struct answer a = { 0 };
+	struct command c;
+	struct runner r;
+
+	a.status = runner_open(&r, m->s, path, a.err, sizeof(a.err));
+	if (!a.status)
+		a.request_max = kernel_request_max(&r);
+	if (send(fd, &a, sizeof(a), MSG_NOSIGNAL) != sizeof(a) || a.status)
+		_exit(0);
+	while (recv(fd, &c, sizeof(c), 0) == sizeof(c)) {
+		a = (struct answer){ 0 };
+		a.status = c.op == WORKER_CHECK
+				   ? check_path(m->s, path, m->in, c.size, a.err, sizeof(a.err))
+				   : sample_requests(&r, m->in, m->out, c.size, c.requests, &a.took,
+						     a.err, sizeof(a.err));
+		if (send(fd, &a, sizeof(a), MSG_NOSIGNAL) != sizeof(a))
+			break;
+	}
+	_exit(0);
+}
+
+/* The time limit of a command that moves bytes through the kernel (see ANSWER_SECONDS). */
+static double answer_seconds(double bytes)
+{
+	return ANSWER_SECONDS + SECONDS_PER_MIB * bytes / (1 << 20);
+}
+
+/*
+ * w's answer, waited for up to seconds: 0 (a->status says how it went; a worker gone without
+ * one is a failure too), or -ETIMEDOUT.
+ */
+static int worker_answer(struct worker *w, struct answer *a, double seconds)
+{
+	double deadline = now_ns() + seconds * 1e9, left;
+	struct pollfd ready = { .fd = w->fd, .events = POLLIN };
+	int n = 0;
+
+	while (n != 1 && (left = deadline - now_ns()) > 0) {
+		n = poll(&ready, 1, (int)ceil(left / 1e6));
+		if (n < 0 && errno != EINTR)
+			break;
+	}
+	if (n == 0 || (n < 0 && errno == EINTR))
+		return -ETIMEDOUT;
+	if (recv(w->fd, a, sizeof(*a), MSG_DONTWAIT) != sizeof(*a)) {
+		*a = (struct answer){ .status = -1 };
+		snprintf(a->err, sizeof(a->err), "its worker process ended without an answer");
+	}
+	a->err[sizeof(a->err) - 1] = '\0';
+	return 0;
+}
+
+/* Send c to w and wait for the answer within seconds: as worker_answer(). */
+static int worker_ask(struct worker *w, const struct command *c, struct answer *a, double seconds)
+{
+	if (send(w->fd, c, sizeof(*c), MSG_NOSIGNAL) == sizeof(*c))
+		return worker_answer(w, a, seconds);
+	*a = (struct answer){ .status = -1 };
+	snprintf(a->err, sizeof(a->err), "its worker process is gone: %s", strerror(errno));
+	return 0;
+}
+
+/*
+ * Start the worker of kernel path p: fork, and wait for it to open its runner (bind, setkey)
+ * within ANSWER_SECONDS. Returns as worker_answer().
+ */
+static int worker_start(struct measure *m, unsigned int p, struct answer *a)
+{
+	struct worker *w = &m->workers[p];
+	int fds[2], ret;
+
+	*a = (struct answer){ .status = -1 };
+	if (socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, fds)) {
+		snprintf(a->err, sizeof(a->err), "socketpair: %s", strerror(errno));
+		return 0;
+	}
+	fflush(NULL); /* the worker must not write the parent's buffers again */
+	w->pid = fork();
+	if (w->pid == 0) {
+		close(fds[0]);
+		for (unsigned int q = 0; q < CAL_PATHS_MAX; q++)
+			if (m->workers[q].pid)
+				close(m->workers[q].fd);
+		worker_serve(m, p, fds[1]);
+	}
+	close(fds[1]);
+	if (w->pid < 0) {
+		snprintf(a->err, sizeof(a->err), "fork: %s", strerror(errno));
+		close(fds[0]);
+		w->pid = 0;
+		return 0;
+	}
+	w->fd = fds[0];
+	ret = worker_answer(w, a, ANSWER_SECONDS);
+	if (!ret && !a->status)
+		w->request_max = a->request_max;
+	return ret;
+}
+
+/*
+ * End w: tell it to stop, or kill it at once (it stopped answering), and give it up to seconds
+ * to exit. One still there is killed and left to the kernel: stuck in a request, it ends when
+ * the request does, if ever. No wait here is without a limit.
+ */
+static void worker_end(struct worker *w, bool kill_now, double seconds)
+{
+	const struct timespec tick = { .tv_nsec = 10 * 1000 * 1000 };
+
+	if (!w->pid)
+		return;
+	if (kill_now)
+		kill(w->pid, SIGKILL);
+	shutdown(w->fd, SHUT_RDWR); /* its end of the socket reads the end */
+	close(w->fd);
+	for (double waited = 0; waitpid(w->pid, NULL, WNOHANG) == 0; waited += 0.01) {
+		if (waited >= seconds) {
+			kill(w->pid, SIGKILL);
+			break;
+		}
+		nanosleep(&tick, NULL);
+	}
+	w->pid = 0;
+}
+
+/* What a driver's device is known by: its module, or for a built-in driver the driver itself. */
+static const char *device_of(const struct cal_path *path)
+{
+	return strcmp(path->module, "kernel") ? path->module : path->name;
+}
+
+static void fail_path(struct measure *m, unsigned int p, const char *why)
+{
+	struct cal_path *path = &m->s->paths[p];
+
+	path->failed = true;
+	snprintf(path->failure, sizeof(path->failure), "%s", why);
+	if (path->software)
+		runner_close(&m->software);
+	else
+		worker_end(&m->workers[p], false, STOP_SECONDS);
+	hwoff_appendf(m->run->notes, sizeof(m->run->notes), "dropped %s for %s %s: %s\n",
+		      path->name, m->s->alg->name, hwoff_direction_name(m->s->direction), why);
+}
+
+/*
+ * Path p failed at size: it serves only up to the largest size below that it was measured at,
+ * and its figures above that are forgotten; one measured at no smaller size is dropped.
+ */
+static void limit_below(struct measure *m, unsigned int p, size_t size, const char *why)
+{
+	struct cal_subject *s = m->s;
+	struct cal_path *path = &s->paths[p];
+	size_t below = 0;
+
+	for (size_t i = 0; i < s->point_count; i++)
+		if (s->points[i].size < size && s->points[i].bytes_per_s[p] > 0)
+			below = s->points[i].size;
+	if (!below) {
+		fail_path(m, p, why);
+		return;
+	}
+	for (size_t i = 0; i < s->point_count; i++) {
+		struct cal_point *pt = &s->points[i];
+
+		if (pt->size > below)
+			pt->bytes_per_s[p] = pt->cpu_ns_per_byte[p] = pt->bytes_per_s_spread[p] =
+				pt->cpu_spread[p] = 0;
+	}
+	path->verified = below;
+	path->limited = true;
+	path->serves_all = false;
+	hwoff_appendf(m->run->limits, sizeof(m->run->limits),
+		      "%s serves %s %s up to %zu bytes only: %s\n", path->name, s->alg->name,
+		      hwoff_direction_name(s->direction), below, why);
+}
+
+/*
+ * Kernel path p did not answer at size (0: while setting up) within seconds: its worker is
+ * killed, its device is taken as wedged, and every driver of it keeps the sizes below it was
+ * measured at in this subject (limit_below()) and is left out of the later ones (add_paths()).
+ */
+static void wedged(struct measure *m, unsigned int p, size_t size, double seconds)
+{
+	struct cal_subject *s = m->s;
+	char why[HWOFF_NAME_MAX + 128];
+	const char *device = device_of(&s->paths[p]);
+
+	worker_end(&m->workers[p], true, KILLED_SECONDS);
+	if (size)
+		snprintf(why, sizeof(why), "no answer within %.0f s at %zu bytes", seconds, size);
+	else
+		snprintf(why, sizeof(why), "no answer within %.0f s to bind and set a key",
+			 seconds);
+	hwoff_appendf(m->run->notes, sizeof(m->run->notes),
+		      "%s stopped answering (%s %s): %s; killed and left to the kernel; the device "
+		      "may stay wedged until reboot: the drivers of %s are dropped from here on\n",
+		      s->paths[p].name, s->alg->name, hwoff_direction_name(s->direction), why,
+		      device);
+	if (m->wedged_count < HWOFF_IMPLS_MAX)
+		snprintf(m->wedged[m->wedged_count++], sizeof(m->wedged[0]), "%s", device);
+	for (unsigned int q = 1; q < s->path_count; q++) {
+		if (s->paths[q].failed || strcmp(device_of(&s->paths[q]), device) != 0)
+			continue;
+		worker_end(&m->workers[q], true, KILLED_SECONDS);
+		limit_below(m, q, size, q == p ? why : "its device stopped answering");
+	}
+}
+
+static bool is_wedged(const struct measure *m, const struct cal_path *path)
+{
+	for (size_t i = 0; i < m->wedged_count; i++)
+		if (strcmp(m->wedged[i], device_of(path)) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * Whether path p may be measured at size: not failed, not limited below it, and for a kernel
+ * path its worker still there.
+ */
+static bool measurable(const struct measure *m, unsigned int p, size_t size)
+{
+	const struct cal_path *path = &m->s->paths[p];
+
+	return !path->failed && !(path->limited && size > path->verified) &&
+	       (path->software || m->workers[p].pid);
+}
+
+/*
+ * Check kernel path p at size before it is measured there, by its worker (check_path()). A path
+ * that fails its first check is dropped; one that fails later serves only up to the largest size
+ * it was measured at below (limit_below()); one that does not answer wedged() its device.
+ * Returns whether p may be measured at size.
+ */
+static bool verify(struct measure *m, unsigned int p, size_t size)
+{
+	struct cal_path *path = &m->s->paths[p];
+	const struct command check = { .op = WORKER_CHECK, .size = size };
+	double seconds = answer_seconds(2.0 * size); /* software's pass and the kernel's */
+	struct answer a;
+
+	if (path->software)
+		return true;
+	if (worker_ask(&m->workers[p], &check, &a, seconds)) {
+		wedged(m, p, size, seconds);
+		return false;
+	}
+	if (a.status) {
+		limit_below(m, p, size, a.err);
+		return false;
+	}
+	if (size > path->verified)
+		path->verified = size;
+	if (!path->limited && size >= m->workers[p].request_max)
+		path->serves_all = true;
+	return true;
+}
+
+/*
+ * requests back-to-back requests of size bytes on path p: software here, a kernel path by its
+ * worker. Returns 0, or -1: the path failed (dropped) or stopped answering (wedged()).
+ */
 static int run_sample(struct measure *m, unsigned int p, size_t size, unsigned long requests,
 		      struct sample *out)
 {
-	double wall0 = now_ns(), cpu0 = cpu_ns();
-	char err[HWOFF_TRANSPORT_ERROR_MAX];
+	const struct command sample = { .op = WORKER_SAMPLE, .size = size, .requests = requests };
+	double seconds = answer_seconds((double)requests * size);
+	struct answer a = { 0 };
 
-	for (unsigned long i = 0; i < requests; i++) {
-		if (runner_request(&m->runners[p], m->in, m->out, size, err, sizeof(err))) {
-			fail_path(m, p, err);
-			return -1;
-		}
+	if (m->s->paths[p].software)
+		a.status = sample_requests(&m->software, m->in, m->out, size, requests, &a.took,
+					   a.err, sizeof(a.err));
+	else if (worker_ask(&m->workers[p], &sample, &a, seconds)) {
+		wedged(m, p, size, seconds);
+		return -1;
 	}
-	out->cpu_ns = cpu_ns() - cpu0;
-	out->wall_ns = now_ns() - wall0;
+	if (a.status) {
+		fail_path(m, p, a.err);
+		return -1;
+	}
+	*out = a.took;
 	return 0;
 }
 
@@ -524,7 +741,7 @@ static void measure_size(struct measure *m, size_t size, const char *phase)
 	if (m->cfg->progress)
 		m->cfg->progress(m->cfg->progress_arg, m->index, m->run->subject_count, s, size);
 	for (unsigned int p = 0; p < s->path_count; p++) {
-		if (s->paths[p].failed || !verify(m, p, size))
+		if (!measurable(m, p, size) || !verify(m, p, size))
 			continue;
 		requests[p] = warm_up(m, p, size);
 		if (requests[p])
@@ -536,7 +753,7 @@ static void measure_size(struct measure *m, size_t size, const char *phase)
 			double bytes = (double)requests[p] * size;
 			struct sample x;
 
-			if (s->paths[p].failed || run_sample(m, p, size, requests[p], &x))
+			if (!measurable(m, p, size) || run_sample(m, p, size, requests[p], &x))
 				continue;
 			rate[p][r] = bytes * 1e9 / x.wall_ns;
 			cpu[p][r] = x.cpu_ns / bytes;
@@ -547,7 +764,7 @@ static void measure_size(struct measure *m, size_t size, const char *phase)
 	for (unsigned int k = 0; pt && k < count; k++) {
 		unsigned int p = order[k];
 
-		if (s->paths[p].failed)
+		if (!measurable(m, p, size))
 			continue;
 		pt->bytes_per_s[p] = cal_median(rate[p], repeats, &pt->bytes_per_s_spread[p]);
 		pt->cpu_ns_per_byte[p] = cal_median(cpu[p], repeats, &pt->cpu_spread[p]);
@@ -656,9 +873,13 @@ static bool candidate(const struct hwoff_discovery *d, const struct hwoff_impl *
 	return true;
 }
 
-/* Software, then each kernel candidate; measure_size() checks each before it measures it. */
-static void add_paths(struct cal_run *run, struct cal_subject *s)
+/*
+ * Software, then each kernel candidate whose device did not stop answering; measure_size()
+ * checks each before it measures it.
+ */
+static void add_paths(struct measure *m, struct cal_subject *s)
 {
+	struct cal_run *run = m->run;
 	const struct hwoff_discovery *d = &run->discovery;
 
 	s->paths[0] = (struct cal_path){ .software = true };
@@ -678,7 +899,14 @@ static void add_paths(struct cal_run *run, struct cal_subject *s)
 		}
 		*path = (struct cal_path){ .class = impl->class };
 		snprintf(path->name, sizeof(path->name), "%s", impl->driver);
-		s->path_count++;
+		snprintf(path->module, sizeof(path->module), "%s", impl->module);
+		if (is_wedged(m, path))
+			hwoff_appendf(run->notes, sizeof(run->notes),
+				      "left out %s for %s %s: %s stopped answering earlier\n",
+				      impl->driver, s->alg->name,
+				      hwoff_direction_name(s->direction), device_of(path));
+		else
+			s->path_count++;
 	}
 }
 
@@ -716,6 +944,26 @@ static void note_cpu_drivers(struct cal_run *run)
 				      d->impls[i].driver, d->impls[i].name);
 }
 
+/* Start kernel path p's worker: a path that cannot be set up is dropped, one that hangs wedged().
+ */
+static void start_path(struct measure *m, unsigned int p)
+{
+	struct answer a;
+
+	if (worker_start(m, p, &a))
+		wedged(m, p, 0, ANSWER_SECONDS);
+	else if (a.status)
+		fail_path(m, p, a.err);
+}
+
+/* The subject's paths are done with: software's runner closed, the workers ended. */
+static void end_paths(struct measure *m)
+{
+	runner_close(&m->software);
+	for (unsigned int p = 0; p < CAL_PATHS_MAX; p++)
+		worker_end(&m->workers[p], false, STOP_SECONDS);
+}
+
 int cal_measure(struct cal_run *run, const struct cal_config *cfg, char *err, size_t err_len)
 {
 	struct measure m = { .cfg = cfg, .run = run };
@@ -750,22 +998,18 @@ int cal_measure(struct cal_run *run, const struct cal_config *cfg, char *err, si
 	for (size_t i = 0; i < run->subject_count; i++) {
 		m.s = &run->subjects[i];
 		m.index = i;
-		add_paths(run, m.s);
-		for (unsigned int p = 0; p < m.s->path_count; p++) {
-			if (runner_open(&m.runners[p], m.s, &m.s->paths[p], err, err_len) == 0)
-				continue;
-			if (p == 0)
-				goto out;
-			fail_path(&m, p, err);
-		}
+		add_paths(&m, m.s);
+		if (runner_open(&m.software, m.s, &m.s->paths[0], err, err_len))
+			goto out;
+		for (unsigned int p = 1; p < m.s->path_count; p++)
+			if (!m.s->paths[p].failed)
+				start_path(&m, p);
 		measure_subject(&m);
-		for (unsigned int p = 0; p < m.s->path_count; p++)
-			runner_close(&m.runners[p]);
+		end_paths(&m);
 	}
 	ret = 0;
 out:
-	for (unsigned int p = 0; p < CAL_PATHS_MAX; p++)
-		runner_close(&m.runners[p]);
+	end_paths(&m);
 	free(m.in);
 	free(m.out);
 	return ret;
@@ -810,6 +1054,19 @@ struct hwoff_table *cal_table(const struct cal_run *run, const bool *objectives,
 				(*left_out)++;
 			}
 		}
+	}
+	/* Each kernel driver's proof, for the loader to keep another vendor's engine within it. */
+	for (unsigned int k = 0; k < t->path_count; k++) {
+		const char *driver = t->paths[k].name;
+
+		if (t->paths[k].software ||
+		    !hwoff_table_set_proven(t, driver,
+					    cal_proven(run->subjects, run->subject_count, driver),
+					    why, sizeof(why)))
+			continue;
+		hwoff_appendf(warnings, warnings_len, "no proof of %s in the table: %s\n", driver,
+			      why);
+		(*left_out)++;
 	}
 	hwoff_fingerprint_machine(&t->fingerprint, t, &run->discovery);
 	return t;

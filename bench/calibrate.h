@@ -31,6 +31,7 @@
 /* One candidate path of an algorithm. */
 struct cal_path {
 	char name[HWOFF_NAME_MAX]; /* HWOFF_SOFTWARE or the kernel driver */
+	char module[HWOFF_MODULE_NAME_MAX]; /* the kernel driver's ("kernel" when built in) */
 	bool software;
 	enum hwoff_impl_class class; /* of the kernel driver; unused for software */
 	bool failed; /* failed its check or a request: no longer a candidate */
@@ -131,14 +132,22 @@ unsigned int cal_derive(const struct cal_point *points, size_t count, cal_mask m
  */
 void cal_limits(const struct cal_subject *s, size_t limits[CAL_PATHS_MAX]);
 
+/*
+ * What kernel driver was shown to do right over the subjects[0..count) it served (did not fail
+ * in): the least of their proofs, each HWOFF_PROVEN_ALL where it serves all, else the largest
+ * size it was checked right at (verified). 0 when it served none. For the table's 'proven' lines.
+ */
+size_t cal_proven(const struct cal_subject *subjects, size_t count, const char *driver);
+
 /* The usable paths of s (software and kernel drivers that did not fail). */
 cal_mask cal_usable(const struct cal_subject *s);
 
 /*
  * The bundled engine's auto driver threshold for s: the largest size it should send by PIO
  * (the kernel sends len <= threshold by PIO), from the PIO/DMA throughput figures alone: the
- * split that loses the least throughput over the measured sizes. UINT_MAX when PIO is best
- * throughout, 0 when DMA is. Returns false when s lacks a usable PIO or DMA driver.
+ * split that loses the least throughput over the measured sizes, no more than the driver takes.
+ * PIO best throughout is UINT_MAX, for GCM the FIFO's size (PIO carries no larger message); DMA
+ * best throughout is 0. Returns false when s lacks a usable PIO or DMA driver.
  */
 bool cal_engine_threshold(const struct cal_subject *s, unsigned int *threshold);
 
@@ -179,18 +188,19 @@ struct cal_run {
 
 /*
  * Discover the paths and measure every algorithm (of cfg->algs), key size and direction: the
- * grid (and for GCM the most data one kernel request takes), then bisection of each crossover of either objective (and of the PIO/DMA crossover),
- * then the ranges of both objectives. Returns 0, or -1 with err filled (nothing could be
- * measured); a kernel path that fails is dropped with a note, not an error.
+ * grid (and for GCM the most data one kernel request takes), then bisection of each crossover of
+ * either objective (and of the PIO/DMA crossover), then the ranges of both objectives. Returns 0,
+ * or -1 with err filled (nothing could be measured); a kernel path that fails is dropped with a
+ * note, not an error.
  */
 int cal_measure(struct cal_run *run, const struct cal_config *cfg, char *err, size_t err_len);
 void cal_run_free(struct cal_run *run);
 
 /*
  * The path table of run's ranges for the objectives in objectives[] (HWOFF_OBJECTIVE_COUNT
- * flags), with this machine's fingerprint. An entry the table refuses (more different paths
- * than HWOFF_PATHS_MAX) stays in software: counted in *left_out, a line in warnings. NULL when
- * out of memory.
+ * flags), with this machine's fingerprint and each kernel driver's proof (cal_proven()). An
+ * entry the table refuses (more different paths than HWOFF_PATHS_MAX) stays in software: counted
+ * in *left_out, a line in warnings (as is a proof it refuses). NULL when out of memory.
  */
 struct hwoff_table *cal_table(const struct cal_run *run, const bool *objectives, char *warnings,
 			      size_t warnings_len, size_t *left_out);

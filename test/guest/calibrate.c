@@ -5,8 +5,8 @@
  * covers every algorithm, key size, direction and objective, and its decisions (hwoff_decide())
  * pick at every measured size the best path measured there or one tied with it (cal_tied()). The
  * paths are those discovery offers (the engine's PIO and DMA drivers when loaded; no CPU driver, no
- * auto driver beside them), each serves no size past the largest it was checked right at, and the
- * CSV has every sample.
+ * auto driver beside them), each serves no size past the largest it was checked right at, the
+ * table records each driver's proof, and the CSV has every sample.
  */
 #define _GNU_SOURCE /* open_memstream */
 #include <check.h>
@@ -292,6 +292,45 @@ START_TEST(test_paths_within_verified)
 }
 END_TEST
 
+/*
+ * The table, read back, has a proof for every kernel driver it names: the least over the
+ * subjects the driver served of what each showed (every size where it serves all, else the
+ * largest size it was checked right at), so that the loader keeps another vendor's engine within
+ * what was checked.
+ */
+START_TEST(test_table_has_proofs)
+{
+	char *text;
+	struct hwoff_table *t = written_and_read(&text);
+
+	for (unsigned int k = 0; k < t->path_count; k++) {
+		const char *driver = t->paths[k].name;
+		size_t proven = hwoff_table_proven(t, driver);
+		bool reached = false;
+
+		if (t->paths[k].software)
+			continue;
+		ck_assert_msg(proven > 0, "no proof of %s in:\n%s", driver, text);
+		for (size_t i = 0; i < run.subject_count; i++) {
+			const struct cal_subject *s = &run.subjects[i];
+			int p = path_index(s, driver);
+			size_t shown;
+
+			if (p < 0 || s->paths[p].failed)
+				continue;
+			shown = s->paths[p].serves_all ? HWOFF_PROVEN_ALL : s->paths[p].verified;
+			ck_assert_msg(proven <= shown, "%s: proof %zu past %zu shown on %s %s",
+				      driver, proven, shown, s->alg->name,
+				      hwoff_direction_name(s->direction));
+			reached |= proven == shown;
+		}
+		ck_assert_msg(reached, "%s: proof %zu, which no subject showed", driver, proven);
+	}
+	hwoff_table_free(t);
+	free(text);
+}
+END_TEST
+
 /* One CSV row per sample: REPEATS for each path at each size it was measured at. */
 START_TEST(test_csv_has_every_sample)
 {
@@ -322,6 +361,7 @@ int main(void)
 	tcase_add_test(tc, test_decisions_match_measurements);
 	tcase_add_test(tc, test_paths_from_discovery);
 	tcase_add_test(tc, test_paths_within_verified);
+	tcase_add_test(tc, test_table_has_proofs);
 	tcase_add_test(tc, test_csv_has_every_sample);
 	suite_add_tcase(suite, tc);
 	return test_run_suite(suite);

@@ -3,7 +3,7 @@
  * calibrate_test.c - the calibration's derivation (bench/calibrate-derive.c) on synthetic
  * medians: known curves in, the expected ranges out; ties, one path, noise, too many
  * crossovers, paths left out, paths limited to the sizes they were verified at, and the
- * engine's auto threshold.
+ * engine's auto threshold (for GCM no more than the driver takes), and each driver's proof.
  */
 #include <check.h>
 #include <limits.h>
@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "bench/calibrate.h"
+#include "kernel/hwoffload_regs.h"
 #include "test/testutil.h"
 
 #define TIE 0.05
@@ -343,11 +344,14 @@ START_TEST(test_verified_limit_survives_merging)
 }
 END_TEST
 
-static void engine_subject(struct cal_subject *s, const double thr[][7])
+static const struct hwoff_alg cbc = { .mode = HWOFF_MODE_CBC }, gcm = { .mode = HWOFF_MODE_GCM };
+
+static void engine_subject(struct cal_subject *s, const struct hwoff_alg *alg,
+			   const double thr[][7])
 {
 	static const double cpu[3][7];
 
-	*s = (struct cal_subject){ .path_count = 3 };
+	*s = (struct cal_subject){ .alg = alg, .path_count = 3 };
 	s->paths[SW].software = true;
 	s->paths[PIO].class = HWOFF_IMPL_ENGINE_PIO;
 	s->paths[DMA].class = HWOFF_IMPL_ENGINE_DMA;
@@ -381,17 +385,33 @@ START_TEST(test_engine_threshold)
 	struct cal_subject s;
 	unsigned int threshold;
 
-	engine_subject(&s, crossing);
+	engine_subject(&s, &cbc, crossing);
 	ck_assert(cal_engine_threshold(&s, &threshold));
 	ck_assert_uint_eq(threshold, 8191);
-	engine_subject(&s, pio_only);
+	engine_subject(&s, &cbc, pio_only);
 	ck_assert(cal_engine_threshold(&s, &threshold));
 	ck_assert_uint_eq(threshold, UINT_MAX);
 	/* PIO wins at 64 KiB by noise: the crossover stays where most sizes put it. */
-	engine_subject(&s, noisy);
+	engine_subject(&s, &cbc, noisy);
 	ck_assert(cal_engine_threshold(&s, &threshold));
 	ck_assert_uint_eq(threshold, 2047);
-	engine_subject(&s, dma_only);
+	engine_subject(&s, &cbc, dma_only);
+	ck_assert(cal_engine_threshold(&s, &threshold));
+	ck_assert_uint_eq(threshold, 0);
+	/*
+	 * GCM: the driver takes no threshold past the FIFO (PIO does not split a message), so that
+	 * is "PIO throughout", and a crossover past it is the FIFO too; one below it stays.
+	 */
+	engine_subject(&s, &gcm, pio_only);
+	ck_assert(cal_engine_threshold(&s, &threshold));
+	ck_assert_uint_eq(threshold, HWE_FIFO_DEPTH);
+	engine_subject(&s, &gcm, crossing);
+	ck_assert(cal_engine_threshold(&s, &threshold));
+	ck_assert_uint_eq(threshold, HWE_FIFO_DEPTH);
+	engine_subject(&s, &gcm, noisy);
+	ck_assert(cal_engine_threshold(&s, &threshold));
+	ck_assert_uint_eq(threshold, 2047);
+	engine_subject(&s, &gcm, dma_only);
 	ck_assert(cal_engine_threshold(&s, &threshold));
 	ck_assert_uint_eq(threshold, 0);
 	s.paths[DMA].failed = true;
@@ -399,6 +419,36 @@ START_TEST(test_engine_threshold)
 	s.paths[DMA].failed = false;
 	s.paths[DMA].class = HWOFF_IMPL_OFFLOAD;
 	ck_assert(!cal_engine_threshold(&s, &threshold));
+}
+END_TEST
+
+/* A driver's proof: the least over the subjects it served, failed ones left out. */
+START_TEST(test_proven)
+{
+	struct cal_subject s[3] = { { .path_count = 3 }, { .path_count = 2 }, { .path_count = 2 } };
+
+	for (int i = 0; i < 3; i++) {
+		s[i].paths[0] = (struct cal_path){ .name = HWOFF_SOFTWARE, .software = true };
+		s[i].paths[1] = (struct cal_path){ .name = "other", .serves_all = true };
+	}
+	s[0].paths[2] =
+		(struct cal_path){ .name = "engine", .verified = 1048576, .serves_all = true };
+	ck_assert_uint_eq(cal_proven(s, 3, "engine"), HWOFF_PROVEN_ALL);
+	ck_assert_uint_eq(cal_proven(s, 3, "other"), HWOFF_PROVEN_ALL);
+	ck_assert_uint_eq(cal_proven(s, 3, "nobody"), 0);
+	ck_assert_uint_eq(cal_proven(s, 3, HWOFF_SOFTWARE), 0);
+	/* limited in one subject (a check failed or hung above 65536): that bounds it */
+	s[1].path_count = 3;
+	s[1].paths[2] = (struct cal_path){ .name = "engine", .verified = 65536, .limited = true };
+	ck_assert_uint_eq(cal_proven(s, 3, "engine"), 65536);
+	/* failed in another: it serves nothing there, which bounds nothing */
+	s[2].path_count = 3;
+	s[2].paths[2] = (struct cal_path){ .name = "engine", .failed = true };
+	ck_assert_uint_eq(cal_proven(s, 3, "engine"), 65536);
+	s[2].paths[2] = (struct cal_path){ .name = "engine", .verified = 4096 };
+	ck_assert_uint_eq(cal_proven(s, 3, "engine"), 4096);
+	s[0].paths[2].failed = s[1].paths[2].failed = s[2].paths[2].failed = true;
+	ck_assert_uint_eq(cal_proven(s, 3, "engine"), 0);
 }
 END_TEST
 
@@ -419,6 +469,7 @@ int main(void)
 	tcase_add_test(tc, test_verified_limits);
 	tcase_add_test(tc, test_verified_limit_survives_merging);
 	tcase_add_test(tc, test_engine_threshold);
+	tcase_add_test(tc, test_proven);
 	suite_add_tcase(suite, tc);
 	return test_run_suite(suite);
 }
