@@ -24,6 +24,10 @@
  * driver of that device (its module) is dropped for the rest of the run, keeping the sizes it was
  * measured at below, and the calibration goes on.
  *
+ * Another vendor's engine is reached as the provider reaches it: through a guard process
+ * (backend/guard.h), its cipher requests in pieces of 64 KiB, so that a request the provider would
+ * never send it (one of 31 pages wedges virtio-crypto) is not tried either.
+ *
  * Before a kernel path is measured at a size its output there is checked against software's:
  * a driver that is wrong there serves only up to the largest size it was measured at below, and
  * the derivation keeps its ranges below that.
@@ -45,6 +49,7 @@
 #include <unistd.h>
 
 #include "backend/fingerprint.h"
+#include "backend/guard.h"
 #include "backend/probe.h"
 #include "backend/text.h"
 #include "backend/transport.h"
@@ -398,6 +403,9 @@ static void __attribute__((noreturn)) worker_serve(struct measure *m, unsigned i
 	struct command c;
 	struct runner r;
 
+	/* as the provider reaches another vendor's engine: through a guard, in pieces of 64 KiB */
+	if (path->class == HWOFF_IMPL_OFFLOAD && hwoff_guard_driver(path->name, 0))
+		_exit(0);
 	a.status = runner_open(&r, m->s, path, a.err, sizeof(a.err));
 	if (!a.status)
 		a.request_max = kernel_request_max(&r);
@@ -1055,18 +1063,23 @@ struct hwoff_table *cal_table(const struct cal_run *run, const bool *objectives,
 			}
 		}
 	}
-	/* Each kernel driver's proof, for the loader to keep another vendor's engine within it. */
-	for (unsigned int k = 0; k < t->path_count; k++) {
-		const char *driver = t->paths[k].name;
+	/*
+	 * Each kernel driver's proof, for the loader to keep another vendor's engine within it: of
+	 * every driver measured, the table's and the others (an administrator may send requests
+	 * to one by hand, within its proof).
+	 */
+	for (size_t i = 0; i < run->subject_count; i++) {
+		for (unsigned int p = 1; p < run->subjects[i].path_count; p++) {
+			const char *driver = run->subjects[i].paths[p].name;
+			size_t proven = cal_proven(run->subjects, run->subject_count, driver);
 
-		if (t->paths[k].software ||
-		    !hwoff_table_set_proven(t, driver,
-					    cal_proven(run->subjects, run->subject_count, driver),
-					    why, sizeof(why)))
-			continue;
-		hwoff_appendf(warnings, warnings_len, "no proof of %s in the table: %s\n", driver,
-			      why);
-		(*left_out)++;
+			if (!proven || hwoff_table_proven(t, driver) ||
+			    !hwoff_table_set_proven(t, driver, proven, why, sizeof(why)))
+				continue;
+			hwoff_appendf(warnings, warnings_len, "no proof of %s in the table: %s\n",
+				      driver, why);
+			(*left_out)++;
+		}
 	}
 	hwoff_fingerprint_machine(&t->fingerprint, t, &run->discovery);
 	return t;

@@ -198,7 +198,8 @@ void cal_run_free(struct cal_run *run);
 
 /*
  * The path table of run's ranges for the objectives in objectives[] (HWOFF_OBJECTIVE_COUNT
- * flags), with this machine's fingerprint and each kernel driver's proof (cal_proven()). An
+ * flags), with this machine's fingerprint and the proof of each kernel driver measured, the
+ * table's and the others (cal_proven()). An
  * entry the table refuses (more different paths than HWOFF_PATHS_MAX) stays in software: counted
  * in *left_out, a line in warnings (as is a proof it refuses). NULL when out of memory.
  */
