@@ -30,17 +30,20 @@
 #define GUARDS_MAX  32 /* drivers guarded in one process: a path table has at most 31 */
 #define CONTROL_MAX 256 /* a sendmsg's control messages: the operation, an IV, the AAD length */
 
+#define KEPT_MAX 1024 /* sockets a guard holds the last reference of */
+
 enum guard_op {
 	OP_BIND,
 	OP_SETSOCKOPT,
 	OP_ACCEPT,
 	OP_SENDMSG,
 	OP_READ,
+	OP_CLOSE,
 };
 
 static const char *const op_names[] = {
 	[OP_BIND] = "bind",	  [OP_SETSOCKOPT] = "setsockopt", [OP_ACCEPT] = "accept",
-	[OP_SENDMSG] = "sendmsg", [OP_READ] = "recvmsg",
+	[OP_SENDMSG] = "sendmsg", [OP_READ] = "recvmsg",	  [OP_CLOSE] = "close",
 };
 
 /* One call, and in the same struct its answer. */
@@ -64,6 +67,7 @@ struct hwoff_guard {
 	pthread_mutex_t lock; /* one call at a time */
 	pid_t owner; /* the process the guard below serves; 0: none made yet */
 	pid_t pid; /* the guard */
+	pid_t reap; /* a guard retired before it ended, to reap once it has */
 	int cmd; /* the caller's end of the command socket */
 	unsigned char *window; /* HWOFF_GUARD_WINDOW bytes shared with the guard */
 	atomic_bool stuck;
@@ -94,7 +98,7 @@ static void forget_in_child(void)
 			munmap(g->window, HWOFF_GUARD_WINDOW);
 		g->cmd = -1;
 		g->window = NULL;
-		g->owner = g->pid = 0;
+		g->owner = g->pid = g->reap = 0;
 		atomic_store(&g->stuck, false);
 	}
 }
@@ -147,6 +151,50 @@ const char *hwoff_guard_stuck(const char *driver)
 
 /* ---- the guard's side ------------------------------------------------------------------------ */
 
+/*
+ * In a guard: a copy of each socket it made, so that the last reference of a socket on the
+ * driver is always the guard's. Freeing a keyed transform may wait on the device (virtio-crypto
+ * closes its session on its control queue), so the caller's close must never be the last: the
+ * guard closes its copy under the caller's time limit (OP_CLOSE), or, stuck, keeps it for good.
+ */
+static struct {
+	int fd;
+	ino_t ino;
+} kept[KEPT_MAX];
+static unsigned int kept_count;
+
+static ino_t inode_of(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) ? 0 : st.st_ino;
+}
+
+/* Keep made; false when there is no room (the caller then holds the last reference). */
+static bool keep(int made)
+{
+	if (kept_count == KEPT_MAX)
+		return false;
+	kept[kept_count].fd = made;
+	kept[kept_count].ino = inode_of(made);
+	kept_count++;
+	return true;
+}
+
+/* Close the kept copy of the socket fd is open on: the last reference, here. */
+static void close_kept(int fd)
+{
+	ino_t ino = inode_of(fd);
+
+	for (unsigned int i = 0; ino && i < kept_count; i++) {
+		if (kept[i].ino != ino)
+			continue;
+		close(kept[i].fd);
+		kept[i] = kept[--kept_count];
+		return;
+	}
+}
+
 /* One message and at most one descriptor; returns the bytes, 0 at the other end's close. */
 static ssize_t receive(int sock, struct guard_call *c, int *fd)
 {
@@ -169,6 +217,13 @@ static ssize_t receive(int sock, struct guard_call *c, int *fd)
 	cmsg = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL;
 	if (cmsg && cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS)
 		memcpy(fd, CMSG_DATA(cmsg), sizeof(int));
+	if (n != sizeof(*c) && *fd >= 0) {
+		close(*fd);
+		*fd = -1;
+	}
+	/* a descriptor the receiver had no room for (RLIMIT_NOFILE) is dropped by the kernel */
+	if (n == sizeof(*c) && (msg.msg_flags & MSG_CTRUNC) && c->result >= 0)
+		c->result = -EMFILE;
 	return n;
 }
 
@@ -233,6 +288,9 @@ static long execute(struct guard_call *c, int fd, unsigned char *window, int *ma
 	case OP_READ:
 		ret = read(fd, window, c->len);
 		return ret < 0 ? -errno : ret;
+	case OP_CLOSE:
+		close_kept(fd);
+		return 0;
 	}
 	return -EINVAL;
 }
@@ -255,7 +313,7 @@ static __attribute__((noreturn)) void serve(int sock, unsigned char *window)
 			close(fd);
 		if (transmit(sock, &c, made) < 0)
 			_exit(0);
-		if (made >= 0)
+		if (made >= 0 && !keep(made))
 			close(made);
 	}
 }
@@ -265,6 +323,7 @@ static __attribute__((noreturn)) void serve(int sock, unsigned char *window)
 static int spawn(struct hwoff_guard *g, char *why, size_t why_len)
 {
 	unsigned char *window;
+	sigset_t all, old;
 	int sock[2], error;
 	long pid;
 
@@ -282,13 +341,21 @@ static int spawn(struct hwoff_guard *g, char *why, size_t why_len)
 			 strerror(error));
 		return -error;
 	}
-	/* fork() without its handlers or SIGCHLD: the application's own children are its own */
+	/*
+	 * fork() without its handlers or SIGCHLD: the application's own children are its own. Every
+	 * signal blocked in the guard (no handler of the application's runs there) and a process
+	 * group of its own (the terminal's ^C and ^Z do not reach it); SIGKILL still ends it.
+	 */
+	sigfillset(&all);
+	pthread_sigmask(SIG_SETMASK, &all, &old);
 	pid = syscall(SYS_clone, 0ul, NULL, NULL, NULL, NULL);
 	if (pid == 0) {
+		setpgid(0, 0);
 		close(sock[0]);
 		serve(sock[1], window);
 	}
 	error = errno;
+	pthread_sigmask(SIG_SETMASK, &old, NULL);
 	close(sock[1]);
 	if (pid < 0) {
 		close(sock[0]);
@@ -304,17 +371,25 @@ static int spawn(struct hwoff_guard *g, char *why, size_t why_len)
 	return 0;
 }
 
-/*
- * Close the guard: it exits at the end of its socket, and is reaped when it has (one that ended
- * already, wait); a stuck one is killed and left to the kernel.
- */
-static void retire(struct hwoff_guard *g, bool stuck, bool wait)
+/* Reap g's retired guard if it has ended (a stuck one may never). */
+static void reap(struct hwoff_guard *g)
 {
-	if (stuck)
-		kill(g->pid, SIGKILL);
+	if (g->reap && waitpid(g->reap, NULL, __WCLONE | WNOHANG) != 0)
+		g->reap = 0;
+}
+
+/*
+ * Close the guard: killed (a stuck one is left to the kernel, asleep with the sockets it kept),
+ * and reaped now or, once it has ended, at a later call.
+ */
+static void retire(struct hwoff_guard *g)
+{
+	kill(g->pid, SIGKILL);
 	close(g->cmd);
 	munmap(g->window, HWOFF_GUARD_WINDOW);
-	waitpid(g->pid, NULL, __WCLONE | (wait && !stuck ? 0 : WNOHANG));
+	reap(g);
+	g->reap = g->pid;
+	reap(g);
 	g->cmd = -1;
 	g->window = NULL;
 	g->owner = g->pid = 0;
@@ -328,18 +403,20 @@ static long ms_since(const struct timespec *start)
 	return (now.tv_sec - start->tv_sec) * 1000 + (now.tv_nsec - start->tv_nsec) / 1000000;
 }
 
-/* Wait for the answer within the limit; false when none came (the guard is stuck). */
-static bool answer_in_time(struct hwoff_guard *g)
+/* Wait for the answer within the limit: 1 when it came (or the guard ended), 0 when not, -1. */
+static int answer_in_time(struct hwoff_guard *g)
 {
 	struct pollfd p = { .fd = g->cmd, .events = POLLIN };
 	struct timespec start;
-	long left = g->limit_ms;
+	long left;
 	int n;
 
 	clock_gettime(CLOCK_MONOTONIC, &start);
-	while ((n = poll(&p, 1, (int)left)) < 0 && errno == EINTR)
+	do {
 		left = (long)g->limit_ms - ms_since(&start);
-	return n != 0;
+		n = poll(&p, 1, left > 0 ? (int)left : 0);
+	} while (n < 0 && errno == EINTR);
+	return n;
 }
 
 static int stuck_error(struct hwoff_guard *g, char *why, size_t why_len)
@@ -356,14 +433,14 @@ static int take(struct hwoff_guard *g, char *why, size_t why_len)
 
 	if (atomic_load(&g->stuck))
 		return stuck_error(g, why, why_len);
-	clock_gettime(CLOCK_REALTIME, &until);
+	clock_gettime(CLOCK_MONOTONIC, &until);
 	until.tv_sec += g->limit_ms / 1000;
 	until.tv_nsec += (long)(g->limit_ms % 1000) * 1000000;
 	if (until.tv_nsec >= 1000000000) {
 		until.tv_sec++;
 		until.tv_nsec -= 1000000000;
 	}
-	ret = pthread_mutex_timedlock(&g->lock, &until);
+	ret = pthread_mutex_clocklock(&g->lock, CLOCK_MONOTONIC, &until);
 	if (ret) {
 		if (atomic_load(&g->stuck))
 			return stuck_error(g, why, why_len);
@@ -372,6 +449,7 @@ static int take(struct hwoff_guard *g, char *why, size_t why_len)
 			 g->driver, g->limit_ms);
 		return -ETIMEDOUT;
 	}
+	reap(g);
 	if (atomic_load(&g->stuck)) {
 		pthread_mutex_unlock(&g->lock);
 		return stuck_error(g, why, why_len);
@@ -414,26 +492,41 @@ static void gather(unsigned char *to, const struct window_data *d, size_t len)
 }
 
 /*
- * One call: c's data (d) into the window, c and fd to the guard, its answer back within the
- * limit (a descriptor it made in *made, when made is not NULL), what it read out of the window,
- * which is wiped after. Returns c->result, or -errno with why.
+ * One call: c's data (d) into the window, c and fd to the guard (fd handed over, closed here once
+ * sent, when give), its answer back within the limit (a descriptor it made in *made, when made
+ * is not NULL), what it read out of the window, which is wiped after. Returns c->result (for a
+ * read, the bytes copied to d->out), or -errno with why.
  */
-static long call(struct hwoff_guard *g, struct guard_call *c, int fd, const struct window_data *d,
-		 int *made, char *why, size_t why_len)
+static long call(struct hwoff_guard *g, struct guard_call *c, int fd, bool give,
+		 const struct window_data *d, int *made, char *why, size_t why_len)
 {
 	size_t used = c->op == OP_READ ? 0 : c->len;
 	enum { GUARD_ANSWERED, GUARD_STUCK, GUARD_ENDED } outcome;
-	int answer_fd = -1;
-	long ret = take(g, why, why_len);
+	int answer_fd = -1, cancel, sent;
+	long ret;
 
-	if (ret)
+	/* a thread cancelled in poll() or recvmsg() would leave the guard taken for good */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &cancel);
+	ret = take(g, why, why_len);
+	if (ret) {
+		if (give)
+			close(fd); /* a stuck guard holds the last reference */
+		pthread_setcancelstate(cancel, NULL);
 		return ret;
+	}
 	if (d && d->iov)
 		gather(g->window, d, c->len);
-	outcome = transmit(g->cmd, c, fd) < 0			 ? GUARD_ENDED
-		  : !answer_in_time(g)				 ? GUARD_STUCK
-		  : receive(g->cmd, c, &answer_fd) != sizeof(*c) ? GUARD_ENDED
-								 : GUARD_ANSWERED;
+	sent = transmit(g->cmd, c, fd) < 0 ? -1 : 0;
+	if (give)
+		close(fd); /* not the last reference: one is in flight to the guard */
+	outcome = sent < 0 ? GUARD_ENDED : GUARD_ANSWERED;
+	if (outcome == GUARD_ANSWERED) {
+		int n = answer_in_time(g);
+
+		outcome = n == 0						  ? GUARD_STUCK
+			  : n < 0 || receive(g->cmd, c, &answer_fd) != sizeof(*c) ? GUARD_ENDED
+										  : GUARD_ANSWERED;
+	}
 	if (outcome != GUARD_ANSWERED) {
 		explicit_bzero(g->window, used);
 		if (outcome == GUARD_STUCK) {
@@ -450,16 +543,21 @@ static long call(struct hwoff_guard *g, struct guard_call *c, int fd, const stru
 				 (int)g->pid);
 			ret = -EPIPE;
 		}
-		retire(g, outcome == GUARD_STUCK, true);
+		retire(g);
 		pthread_mutex_unlock(&g->lock);
+		pthread_setcancelstate(cancel, NULL);
 		return ret;
 	}
 	if (c->op == OP_READ && c->result > 0) {
 		used = (size_t)c->result < d->out_len ? (size_t)c->result : d->out_len;
 		memcpy(d->out, g->window, used);
+		c->result = (long)used;
 	}
-	explicit_bzero(g->window, used);
+	explicit_bzero(g->window, c->op == OP_READ && c->result > 0 ? (size_t)c->result : used);
 	pthread_mutex_unlock(&g->lock);
+	pthread_setcancelstate(cancel, NULL);
+	if (made && c->result >= 0 && answer_fd < 0)
+		c->result = -EMFILE; /* made, but no room here for it */
 	if (made)
 		*made = answer_fd;
 	else if (answer_fd >= 0)
@@ -473,7 +571,7 @@ int hwoff_guard_bind(struct hwoff_guard *g, const struct sockaddr_alg *sa, char 
 {
 	struct guard_call c = { .op = OP_BIND, .u.sa = *sa };
 	int fd = -1;
-	long ret = call(g, &c, -1, NULL, &fd, why, why_len);
+	long ret = call(g, &c, -1, false, NULL, &fd, why, why_len);
 
 	if (ret < 0 && fd >= 0)
 		close(fd);
@@ -491,14 +589,14 @@ int hwoff_guard_setsockopt(struct hwoff_guard *g, int fd, int optname, const voi
 
 	if (value && len > HWOFF_GUARD_WINDOW)
 		return -EMSGSIZE;
-	return (int)call(g, &c, fd, &d, NULL, why, why_len);
+	return (int)call(g, &c, fd, false, &d, NULL, why, why_len);
 }
 
 int hwoff_guard_accept(struct hwoff_guard *g, int fd, char *why, size_t why_len)
 {
 	struct guard_call c = { .op = OP_ACCEPT };
 	int made = -1;
-	long ret = call(g, &c, fd, NULL, &made, why, why_len);
+	long ret = call(g, &c, fd, false, NULL, &made, why, why_len);
 
 	if (ret < 0 && made >= 0)
 		close(made);
@@ -529,10 +627,10 @@ ssize_t hwoff_guard_sendmsg(struct hwoff_guard *g, int fd, const struct msghdr *
 			c.control_len = msg->msg_controllen;
 		}
 		d.offset = sent;
-		ret = call(g, &c, fd, &d, NULL, why, why_len);
+		ret = call(g, &c, fd, false, &d, NULL, why, why_len);
 		explicit_bzero(c.u.control, sizeof(c.u.control)); /* an IV */
 		if (ret < 0)
-			return sent ? (ssize_t)sent : ret;
+			return ret; /* what was sent before is lost with the request */
 		sent += (size_t)ret;
 		if ((size_t)ret < piece)
 			break;
@@ -547,5 +645,20 @@ ssize_t hwoff_guard_read(struct hwoff_guard *g, int fd, void *buf, size_t len, c
 	struct guard_call c = { .op = OP_READ };
 
 	c.len = len < HWOFF_GUARD_WINDOW ? len : HWOFF_GUARD_WINDOW;
-	return call(g, &c, fd, &d, NULL, why, why_len);
+	return call(g, &c, fd, false, &d, NULL, why, why_len);
+}
+
+void hwoff_guard_close(struct hwoff_guard *g, int fd)
+{
+	struct guard_call c = { .op = OP_CLOSE };
+	char why[HWOFF_GUARD_WHY_MAX];
+
+	if (fd < 0)
+		return;
+	/* a socket this process's guard did not make (inherited at a fork) has its last
+	 * reference elsewhere */
+	if (g->owner != getpid())
+		close(fd);
+	else
+		call(g, &c, fd, true, NULL, NULL, why, sizeof(why));
 }

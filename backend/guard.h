@@ -16,9 +16,12 @@
  *
  * The guard is made with clone() and no exit signal, so an application's SIGCHLD handler and
  * wait() never see it, and it runs system calls only (no allocation, no locks) as a child of a
- * threaded process must. It closes every descriptor but its own at start, so a stuck guard
- * holds no listening socket or file of the caller's. It holds a copy of the caller's memory as
- * it was when the guard started, as any child does, until the kernel frees it.
+ * threaded process must; every signal is blocked in it, and it has a process group of its own
+ * (a terminal's ^C or ^Z does not reach it). It closes every descriptor but its own at start, so
+ * a stuck guard holds no listening socket of the caller's; it keeps the last reference of each
+ * socket it made, as freeing a keyed transform may wait on the device too. Like any child made
+ * without exec it holds a copy of the caller's memory as it was when the guard started (keys of
+ * that time included, and the mappings of files), until the kernel frees it.
  *
  * Not for the provider: transport.c routes a session's calls here when its driver is guarded.
  */
@@ -70,11 +73,21 @@ int hwoff_guard_setsockopt(struct hwoff_guard *g, int fd, int optname, const voi
 			   socklen_t len, char *why, size_t why_len);
 int hwoff_guard_accept(struct hwoff_guard *g, int fd, char *why, size_t why_len);
 /* msg's data gathered into the window, in pieces of HWOFF_GUARD_WINDOW (MSG_MORE on all but
- * the last); returns the bytes taken, short where a piece was. */
+ * the last); returns the bytes taken, short where a piece was, or the error of a piece (what
+ * went before it is lost with the request). */
 ssize_t hwoff_guard_sendmsg(struct hwoff_guard *g, int fd, const struct msghdr *msg, int flags,
 			    char *why, size_t why_len);
 /* At most HWOFF_GUARD_WINDOW bytes into buf. */
 ssize_t hwoff_guard_read(struct hwoff_guard *g, int fd, void *buf, size_t len, char *why,
 			 size_t why_len);
+/*
+ * close(fd), a socket of driver's: the guard holds the last reference of every socket it made
+ * (freeing a keyed transform may wait on the device), and drops it here within the limit; a
+ * stuck guard keeps it.
+ */
+void hwoff_guard_close(struct hwoff_guard *g, int fd);
+
+/* Room enough for a why. */
+#define HWOFF_GUARD_WHY_MAX 384
 
 #endif

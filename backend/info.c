@@ -167,6 +167,10 @@ static int print_entries(const struct hwoff_table *t, const char *key, size_t *c
 		if (strncmp(line, HWOFF_TABLE_MAGIC " ", strlen(HWOFF_TABLE_MAGIC) + 1) == 0 ||
 		    strncmp(line, "fingerprint ", 12) == 0)
 			continue;
+		if (strncmp(line, "proven ", 7) == 0) {
+			printf("proof: %s\n", line + 7);
+			continue;
+		}
 		printf("%s: %s\n", key, line);
 		(*count)++;
 	}

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "backend/guard.h"
 #include "backend/router.h"
 
 /* The smallest request the table sends elsewhere than software: SIZE_MAX when none. */
@@ -98,6 +99,11 @@ void hwoff_route_refusal(const struct hwoff_path *refused, char *why, size_t why
 bool hwoff_route_failed(struct hwoff_router *r, struct hwoff_path *path,
 			enum hwoff_fallback_reason why, bool can_redo, const char *message)
 {
+	const char *stuck = hwoff_guard_stuck(path->name);
+
+	/* an engine that stopped answering is out of service for the rest of the process */
+	if (stuck)
+		hwoff_path_mark_unusable(path, stuck);
 	hwoff_count_error(&path->counters);
 	hwoff_path_failed(path, message, r->retry_ns);
 	if (!r->fallback || !can_redo)

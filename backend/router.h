@@ -54,7 +54,8 @@ void hwoff_router_fini(struct hwoff_router *r);
 
 /*
  * A kernel path failed a request (why: its setup or the request itself; message: the
- * transport's). Counts the error, takes the path out of service for its back-off, and returns
+ * transport's). Counts the error, takes the path out of service for its back-off (for the rest
+ * of the process when its driver is stuck: backend/guard.h), and returns
  * whether software serves the request instead (fallback on, and can_redo: false when software
  * cannot redo it, as for a digest the kernel had part of), which is counted as a fallback.
  */

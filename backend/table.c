@@ -482,6 +482,9 @@ static void merge_ranges(struct hwoff_entry *e)
 {
 	unsigned int kept = 1;
 
+	if (!e->count)
+		return;
+
 	for (unsigned int i = 1; i < e->count; i++)
 		if (e->ranges[i].path != e->ranges[kept - 1].path)
 			e->ranges[kept++] = e->ranges[i];

@@ -195,6 +195,9 @@ static int read_proven(struct reader *r, char **fields, int count)
 			return read_error(r, "proven size %.32s is past the limit of %lu bytes",
 					  fields[2], HWOFF_SIZE_LIMIT);
 		}
+		if (!bytes)
+			return read_error(r,
+					  "a proven size of 0 proves nothing: leave the line out");
 	}
 	if (hwoff_table_set_proven(r->t, fields[1], bytes, err, sizeof(err)))
 		return read_error(r, "%s", err);

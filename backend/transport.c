@@ -44,6 +44,7 @@ int hwoff_afalg_fail(struct hwoff_afalg *s, int error, const char *what, const c
 	}
 	if (s->guard_why[0])
 		hwoff_appendf(s->error, sizeof(s->error), ": %s", s->guard_why);
+	s->guard_why[0] = '\0'; /* said once, with the failure it belongs to */
 	return -error;
 }
 
@@ -136,9 +137,12 @@ int hwoff_afalg_rebind(struct hwoff_afalg *s, const unsigned char *key, size_t k
 	return hwoff_afalg_bind(s, s->alg, driver, key, key_len);
 }
 
-static void close_fd(int *fd)
+/* Through the guard, where s has one: its last reference may wait on the device. */
+static void close_fd(struct hwoff_afalg *s, int *fd)
 {
-	if (*fd >= 0)
+	if (*fd >= 0 && s->guard)
+		hwoff_guard_close(s->guard, *fd);
+	else if (*fd >= 0)
 		close(*fd);
 	*fd = -1;
 }
@@ -164,7 +168,7 @@ int hwoff_afalg_accept(struct hwoff_afalg *s, int from)
 			return hwoff_afalg_fail(s, error, "AF_ALG accept", " (no key was set)");
 		return hwoff_afalg_fail(s, error, "AF_ALG accept", NULL);
 	}
-	close_fd(&s->op_fd);
+	close_fd(s, &s->op_fd);
 	s->op_fd = fd;
 	s->op_ino = inode_of(fd);
 	return 0;
@@ -240,13 +244,13 @@ bool hwoff_afalg_adopt(struct hwoff_afalg *s)
 void hwoff_afalg_drop_op(struct hwoff_afalg *s)
 {
 	hwoff_afalg_adopt(s);
-	close_fd(&s->op_fd);
+	close_fd(s, &s->op_fd);
 }
 
 void hwoff_afalg_close(struct hwoff_afalg *s)
 {
 	hwoff_afalg_drop_op(s);
-	close_fd(&s->tfm_fd);
+	close_fd(s, &s->tfm_fd);
 }
 
 bool hwoff_afalg_forked(const struct hwoff_afalg *s)

@@ -7,7 +7,6 @@
 #include <stdlib.h>
 
 #include "backend/fingerprint.h"
-#include "backend/guard.h"
 #include "backend/table_file.h"
 #include "backend/text.h"
 #include "provider/provider.h"
@@ -24,11 +23,6 @@ struct hwoff_path *hwprov_route_refused(struct hwprov *prov, const struct hwoff_
 bool hwprov_kernel_failed(struct hwprov *prov, struct hwoff_path *path,
 			  enum hwoff_fallback_reason why, const char *message)
 {
-	const char *stuck = hwoff_guard_stuck(path->name);
-
-	/* an engine that stopped answering is out of service for the rest of the process */
-	if (stuck)
-		hwoff_path_mark_unusable(path, stuck);
 	if (hwoff_route_failed(&prov->router, path, why, true, message))
 		return true;
 	HWPROV_RAISE(prov, HWPROV_R_KERNEL, "%s (fallback is off)", message);

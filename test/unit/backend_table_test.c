@@ -173,6 +173,7 @@ START_TEST(test_bad_files)
 		{ "proven-twice", 3, "a second 'proven' line for driver cbc-aes-omap" },
 		{ "proven-bad-driver", 2, "'cbc/aes' is not a kernel driver name" },
 		{ "proven-garbage", 2, "trailing garbage 'bytes' after the proven size" },
+		{ "proven-zero", 2, "a proven size of 0 proves nothing: leave the line out" },
 	};
 
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
@@ -619,6 +620,11 @@ START_TEST(test_clamp_to_proof)
 		entry_text(t, "AES-256-CBC", HWOFF_ENCRYPT, HWOFF_THROUGHPUT, got, sizeof(got));
 		ck_assert_str_eq(got, cases[i].aes256);
 		assert_boundaries(t);
+		/* entries without ranges stay so */
+		entry_text(t, "SHA2-256", HWOFF_DIGEST, HWOFF_THROUGHPUT, got, sizeof(got));
+		ck_assert_str_eq(got, "");
+		entry_text(t, "AES-128-CBC", HWOFF_DIGEST, HWOFF_CPU, got, sizeof(got));
+		ck_assert_str_eq(got, "");
 		if (i == 0)
 			ck_assert_ptr_nonnull(strstr(
 				warnings,
