@@ -40,8 +40,8 @@ struct hwoff_skcipher {
 
 /*
  * One sendmsg() takes what fits the socket's send buffer (SO_SNDBUF, whole pages); more would
- * wait for a reader that is this very thread. The receive side is no limit: the kernel splits a
- * large recvmsg() into requests of 16 pages (ALG_MAX_PAGES) itself.
+ * wait for a reader that is this very thread. Another vendor's engine gets at most
+ * HWOFF_GUARD_REQUEST_MAX in one request (guard.h says why).
  */
 static int read_chunk(struct hwoff_skcipher *c)
 {
