@@ -26,7 +26,9 @@
  *
  * Another vendor's engine is reached as the provider reaches it: through a guard process
  * (backend/guard.h), its cipher requests in pieces of 64 KiB, so that a request the provider would
- * never send it (one of 31 pages wedges virtio-crypto) is not tried either.
+ * never send it (one of 31 pages wedges virtio-crypto) is not tried either. The guard's limit
+ * (10 s) is shorter than the worker's, so such a worker answers even when its driver hangs: a
+ * failure its guard reports stuck counts as no answer, with the guard's reason.
  *
  * Before a kernel path is measured at a size its output there is checked against software's:
  * a driver that is wrong there serves only up to the largest size it was measured at below, and
@@ -101,6 +103,9 @@ struct command {
 /* A worker's answer: first to its start (its runner opened), then to each command. */
 struct answer {
 	int status; /* 0, or -1 with err */
+	/* no answer: the worker's in time (worker_answer()) or its driver's guard's
+	 * (worker_reply()) */
+	bool stuck;
 	struct sample took; /* WORKER_SAMPLE */
 	size_t request_max; /* to its start: kernel_request_max() */
 	char err[HWOFF_TRANSPORT_ERROR_MAX];
@@ -393,6 +398,21 @@ static size_t kernel_request_max(const struct runner *r)
 }
 
 /*
+ * Send a to the worker's parent: a failure of a guarded driver whose guard gave no answer is
+ * stuck, with the guard's reason. Returns whether it went.
+ */
+static bool worker_reply(int fd, const struct cal_path *path, struct answer *a)
+{
+	const char *stuck = a->status ? hwoff_guard_stuck(path->name) : NULL;
+
+	if (stuck) {
+		a->stuck = true;
+		snprintf(a->err, sizeof(a->err), "%s", stuck);
+	}
+	return send(fd, a, sizeof(*a), MSG_NOSIGNAL) == sizeof(*a);
+}
+
+/*
  * The worker of kernel path p, in its own process: open the path's runner and say how it went
  * (with kernel_request_max()), then answer each command until the socket ends.
  */
@@ -409,7 +429,7 @@ static void __attribute__((noreturn)) worker_serve(struct measure *m, unsigned i
 	a.status = runner_open(&r, m->s, path, a.err, sizeof(a.err));
 	if (!a.status)
 		a.request_max = kernel_request_max(&r);
-	if (send(fd, &a, sizeof(a), MSG_NOSIGNAL) != sizeof(a) || a.status)
+	if (!worker_reply(fd, path, &a) || a.status)
 		_exit(0);
 	while (recv(fd, &c, sizeof(c), 0) == sizeof(c)) {
 		a = (struct answer){ 0 };
@@ -417,7 +437,7 @@ static void __attribute__((noreturn)) worker_serve(struct measure *m, unsigned i
 				   ? check_path(m->s, path, m->in, c.size, a.err, sizeof(a.err))
 				   : sample_requests(&r, m->in, m->out, c.size, c.requests, &a.took,
 						     a.err, sizeof(a.err));
-		if (send(fd, &a, sizeof(a), MSG_NOSIGNAL) != sizeof(a))
+		if (!worker_reply(fd, path, &a))
 			break;
 	}
 	_exit(0);
@@ -431,7 +451,8 @@ static double answer_seconds(double bytes)
 
 /*
  * w's answer, waited for up to seconds: 0 (a->status says how it went; a worker gone without
- * one is a failure too), or -ETIMEDOUT.
+ * one is a failure too), or -ETIMEDOUT with why in a->err: none came in time, or the driver's
+ * guard gave none (a->stuck). Here alone is decided that a path stopped answering (wedged()).
  */
 static int worker_answer(struct worker *w, struct answer *a, double seconds)
 {
@@ -444,14 +465,15 @@ static int worker_answer(struct worker *w, struct answer *a, double seconds)
 		if (n < 0 && errno != EINTR)
 			break;
 	}
-	if (n == 0 || (n < 0 && errno == EINTR))
-		return -ETIMEDOUT;
-	if (recv(w->fd, a, sizeof(*a), MSG_DONTWAIT) != sizeof(*a)) {
+	if (n == 0 || (n < 0 && errno == EINTR)) {
+		*a = (struct answer){ .status = -1, .stuck = true };
+		snprintf(a->err, sizeof(a->err), "no answer within %.0f s", seconds);
+	} else if (recv(w->fd, a, sizeof(*a), MSG_DONTWAIT) != sizeof(*a)) {
 		*a = (struct answer){ .status = -1 };
 		snprintf(a->err, sizeof(a->err), "its worker process ended without an answer");
 	}
 	a->err[sizeof(a->err) - 1] = '\0';
-	return 0;
+	return a->stuck ? -ETIMEDOUT : 0;
 }
 
 /* Send c to w and wait for the answer within seconds: as worker_answer(). */
@@ -579,22 +601,22 @@ static void limit_below(struct measure *m, unsigned int p, size_t size, const ch
 }
 
 /*
- * Kernel path p did not answer at size (0: while setting up) within seconds: its worker is
- * killed, its device is taken as wedged, and every driver of it keeps the sizes below it was
- * measured at in this subject (limit_below()) and is left out of the later ones (add_paths()).
+ * Kernel path p did not answer at size (0: while setting up), for reason (worker_answer()): its
+ * worker is killed, its device is taken as wedged, and every driver of it keeps the sizes below
+ * it was measured at in this subject (limit_below()) and is left out of the later ones
+ * (add_paths()).
  */
-static void wedged(struct measure *m, unsigned int p, size_t size, double seconds)
+static void wedged(struct measure *m, unsigned int p, size_t size, const char *reason)
 {
 	struct cal_subject *s = m->s;
-	char why[HWOFF_NAME_MAX + 128];
+	char why[HWOFF_TRANSPORT_ERROR_MAX + 64];
 	const char *device = device_of(&s->paths[p]);
 
 	worker_end(&m->workers[p], true, KILLED_SECONDS);
 	if (size)
-		snprintf(why, sizeof(why), "no answer within %.0f s at %zu bytes", seconds, size);
+		snprintf(why, sizeof(why), "at %zu bytes: %s", size, reason);
 	else
-		snprintf(why, sizeof(why), "no answer within %.0f s to bind and set a key",
-			 seconds);
+		snprintf(why, sizeof(why), "binding and setting a key: %s", reason);
 	hwoff_appendf(m->run->notes, sizeof(m->run->notes),
 		      "%s stopped answering (%s %s): %s; killed and left to the kernel; the device "
 		      "may stay wedged until reboot: the drivers of %s are dropped from here on\n",
@@ -646,7 +668,7 @@ static bool verify(struct measure *m, unsigned int p, size_t size)
 	if (path->software)
 		return true;
 	if (worker_ask(&m->workers[p], &check, &a, seconds)) {
-		wedged(m, p, size, seconds);
+		wedged(m, p, size, a.err);
 		return false;
 	}
 	if (a.status) {
@@ -675,7 +697,7 @@ static int run_sample(struct measure *m, unsigned int p, size_t size, unsigned l
 		a.status = sample_requests(&m->software, m->in, m->out, size, requests, &a.took,
 					   a.err, sizeof(a.err));
 	else if (worker_ask(&m->workers[p], &sample, &a, seconds)) {
-		wedged(m, p, size, seconds);
+		wedged(m, p, size, a.err);
 		return -1;
 	}
 	if (a.status) {
@@ -959,7 +981,7 @@ static void start_path(struct measure *m, unsigned int p)
 	struct answer a;
 
 	if (worker_start(m, p, &a))
-		wedged(m, p, 0, ANSWER_SECONDS);
+		wedged(m, p, 0, a.err);
 	else if (a.status)
 		fail_path(m, p, a.err);
 }
