@@ -20,14 +20,27 @@ static int cmp_double(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
-double cal_median(double *v, size_t n, double *spread)
+double cal_median(double *v, size_t n, double *spread, unsigned int *kept)
 {
 	double mid;
 
 	qsort(v, n, sizeof(v[0]), cmp_double);
+	if (n >= 4) { /* Tukey's fences */
+		double q1 = v[n / 4], q3 = v[(3 * n) / 4], iqr = q3 - q1;
+		size_t lo = 0, hi = n;
+
+		while (lo < hi && v[lo] < q1 - 1.5 * iqr)
+			lo++;
+		while (hi > lo && v[hi - 1] > q3 + 1.5 * iqr)
+			hi--;
+		v += lo;
+		n = hi - lo;
+	}
 	mid = n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 	if (spread)
 		*spread = mid > 0 ? (v[(3 * n) / 4] - v[n / 4]) / mid : 0;
+	if (kept)
+		*kept = (unsigned int)n;
 	return mid;
 }
 
@@ -43,22 +56,46 @@ static bool better(double a, double b, bool more_is_better)
 	return more_is_better ? a > b : a < b;
 }
 
-bool cal_tied(const struct cal_point *pt, enum hwoff_objective objective, unsigned int p,
-	      unsigned int best, double tie)
+/*
+ * How far a median may be off, as a fraction of it: the standard error of a median of n
+ * figures, 1.2533 sigma / sqrt(n), sigma estimated as the interquartile range / 1.349.
+ */
+static double median_error(double spread, unsigned int n)
+{
+	return n ? 0.929 * spread / sqrt(n) : 0;
+}
+
+enum cal_verdict cal_compare(const struct cal_point *pt, enum hwoff_objective objective,
+			     unsigned int a, unsigned int b, double tie, double *margin)
 {
 	bool cpu = objective == HWOFF_CPU;
 	const double *m = cpu ? pt->cpu_ns_per_byte : pt->bytes_per_s;
 	const double *spread = cpu ? pt->cpu_spread : pt->bytes_per_s_spread;
-	/* Each figure's band is its median plus and minus half its interquartile range. */
-	double sign = cpu ? -1 : 1, p_edge = m[p] * (1 + sign * spread[p] / 2),
-	       best_edge = m[best] * (1 - sign * spread[best] / 2);
+	double lead = (cpu ? m[b] - m[a] : m[a] - m[b]) / fmax(m[a], m[b]);
+	double ea = median_error(spread[a], pt->repeats[a]),
+	       eb = median_error(spread[b], pt->repeats[b]);
 
-	return !better(best_edge, p_edge, !cpu) ||
-	       (cpu ? m[p] <= m[best] * (1 + tie) : m[p] >= m[best] * (1 - tie));
+	if (margin)
+		*margin = lead;
+	if (fabs(lead) < tie)
+		return CAL_EQUAL;
+	return fabs(lead) > 2 * sqrt(ea * ea + eb * eb) ? CAL_CLEAR : CAL_UNCLEAR;
 }
 
-/* The path of mask measured at pt that is best by the objective's metric alone; -1 if none. */
-static int best_path(const struct cal_point *pt, cal_mask mask, enum hwoff_objective objective)
+bool cal_tied(const struct cal_point *pt, enum hwoff_objective objective, unsigned int p,
+	      unsigned int best, double tie)
+{
+	return cal_compare(pt, objective, p, best, tie, NULL) == CAL_EQUAL ||
+	       !better(cal_metric(pt, objective)[best], cal_metric(pt, objective)[p],
+		       objective == HWOFF_THROUGHPUT);
+}
+
+const double *cal_metric(const struct cal_point *pt, enum hwoff_objective objective)
+{
+	return objective == HWOFF_CPU ? pt->cpu_ns_per_byte : pt->bytes_per_s;
+}
+
+int cal_best(const struct cal_point *pt, cal_mask mask, enum hwoff_objective objective)
 {
 	bool cpu = objective == HWOFF_CPU;
 	const double *m = cpu ? pt->cpu_ns_per_byte : pt->bytes_per_s;
@@ -76,7 +113,7 @@ int cal_winner(const struct cal_point *pt, cal_mask mask, enum hwoff_objective o
 {
 	bool cpu = objective == HWOFF_CPU;
 	const double *secondary = cpu ? pt->bytes_per_s : pt->cpu_ns_per_byte;
-	int best = best_path(pt, mask, objective), winner = -1;
+	int best = cal_best(pt, mask, objective), winner = -1;
 
 	if (best < 0)
 		return -1;
@@ -244,7 +281,7 @@ cal_mask cal_usable(const struct cal_subject *s)
 	cal_mask mask = 0;
 
 	for (unsigned int p = 0; p < s->path_count; p++)
-		if (!s->paths[p].failed)
+		if (!s->paths[p].failed && !s->paths[p].table)
 			mask |= 1u << p;
 	return mask;
 }
@@ -252,7 +289,7 @@ cal_mask cal_usable(const struct cal_subject *s)
 /* The share of the best throughput of mask at pt that path p loses: 0 for the best. */
 static double loss(const struct cal_point *pt, cal_mask mask, unsigned int p)
 {
-	int best = best_path(pt, mask, HWOFF_THROUGHPUT);
+	int best = cal_best(pt, mask, HWOFF_THROUGHPUT);
 
 	return best < 0 ? 0 : 1 - pt->bytes_per_s[p] / pt->bytes_per_s[best];
 }

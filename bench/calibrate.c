@@ -18,6 +18,7 @@
 #include <getopt.h>
 #include <glob.h>
 #include <limits.h>
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -32,7 +33,7 @@
 #include "config.h"
 
 #define GRID_MAX 32
-#define TIE	 0.05 /* figures within 5 % are a tie (see cal_tied()) */
+#define TIE	 0.03 /* medians within 3 % are equal (see cal_compare()) */
 #define UNSTABLE 0.2 /* a median spread of repeats above this: a busy machine */
 
 /* --quick: fewer sizes (powers of 16), repeats and shorter samples; still every algorithm. */
@@ -48,8 +49,9 @@ struct options {
 	bool some_algs;
 	size_t grid[GRID_MAX];
 	size_t grid_count;
-	unsigned int repeats;
+	unsigned int repeats, repeats_max;
 	double seconds;
+	const char *provider_dir;
 	bool set_thresholds;
 };
 
@@ -58,17 +60,24 @@ static void usage(FILE *out)
 	fprintf(out,
 		"usage: hwoffload-calibrate [--out DIR] [--quick | --full] [--objective OBJ]\n"
 		"                           [--algorithms LIST] [--sizes LIST] [--repeats N]\n"
-		"                           [--seconds S] [--no-thresholds]\n"
+		"                           [--max-repeats N] [--seconds S] [--provider DIR]\n"
+		"                           [--no-thresholds]\n"
 		"Measures software (OpenSSL's default provider) and every off-CPU kernel driver\n"
-		"for each algorithm, key size and direction over request sizes, and writes the\n"
-		"path table, measurements.csv and plots into DIR (default: calibration).\n"
-		"  --quick            sizes 16 B to 1 MiB by powers of 16, 5 repeats of 5 ms\n"
-		"  --full             (default) powers of 4, 7 repeats of 30 ms\n"
+		"for each algorithm, key size and direction over request sizes, through the\n"
+		"hwoffload provider as applications reach them, verifies the table it learnt\n"
+		"against each path, and writes the path table, measurements.csv and plots into\n"
+		"DIR (default: calibration).\n"
+		"  --quick            sizes 16 B to 1 MiB by powers of 16, 3 to 9 repeats of 10 "
+		"ms\n"
+		"  --full             (default) powers of 4, 5 to 15 repeats of 30 ms\n"
 		"  --objective OBJ    throughput, cpu or both (default) entries in the table\n"
 		"  --algorithms LIST  comma-separated OpenSSL names (default: all)\n"
 		"  --sizes LIST       comma-separated grid sizes in bytes, multiples of %d,\n"
 		"                     up to %lu\n"
-		"  --repeats N        samples per path and size (1 to 63)\n"
+		"  --repeats N        samples per path and size at least (1 to 63)\n"
+		"  --max-repeats N    and at most, while a choice is unclear (N to 63)\n"
+		"  --provider DIR     where hwoffload.so is (default: OpenSSL's modules "
+		"directory)\n"
 		"  --seconds S        the time one sample aims at (0.0001 to 10)\n"
 		"  --no-thresholds    leave the engine's auto driver thresholds in sysfs alone\n",
 		CAL_STEP, CAL_SIZE_MAX);
@@ -154,6 +163,8 @@ static int parse_options(struct options *o, int argc, char **argv)
 		{ "algorithms", required_argument, NULL, 'a' },
 		{ "sizes", required_argument, NULL, 's' },
 		{ "repeats", required_argument, NULL, 'r' },
+		{ "max-repeats", required_argument, NULL, 'R' },
+		{ "provider", required_argument, NULL, 'p' },
 		{ "seconds", required_argument, NULL, 't' },
 		{ "no-thresholds", no_argument, NULL, 'n' },
 		{ "help", no_argument, NULL, 'h' },
@@ -200,6 +211,14 @@ static int parse_options(struct options *o, int argc, char **argv)
 				return -1;
 			o->repeats = (unsigned int)number;
 			break;
+		case 'R':
+			if (parse_number(optarg, "--max-repeats", 1, 63, &number))
+				return -1;
+			o->repeats_max = (unsigned int)number;
+			break;
+		case 'p':
+			o->provider_dir = optarg;
+			break;
 		case 't':
 			errno = 0;
 			o->seconds = strtod(optarg, &end);
@@ -230,9 +249,18 @@ static int parse_options(struct options *o, int argc, char **argv)
 		memcpy(o->grid, grid, o->grid_count * sizeof(grid[0]));
 	}
 	if (!o->repeats)
-		o->repeats = o->quick ? 5 : 7;
+		o->repeats = o->repeats_max && o->repeats_max < 3 ? o->repeats_max
+			     : o->quick				  ? 3
+								  : 5;
+	if (!o->repeats_max)
+		o->repeats_max = o->repeats > (o->quick ? 9u : 15u) ? o->repeats
+				 : o->quick			    ? 9
+								    : 15;
+	if (o->repeats_max < o->repeats)
+		return bad_option("--max-repeats %u is less than --repeats %u", o->repeats_max,
+				  o->repeats);
 	if (!o->seconds)
-		o->seconds = o->quick ? 0.005 : 0.03;
+		o->seconds = o->quick ? 0.01 : 0.03;
 	return 0;
 }
 
@@ -346,8 +374,10 @@ static void set_thresholds(const struct cal_run *run, bool set, FILE *saved, cha
 		} else {
 			old[strcspn(old, "\n")] = '\0';
 			hwoff_appendf(report, report_len,
-				      "%s: %s -> %u (PIO/DMA throughput crossover, median of %u)\n",
-				      g.gl_pathv[0], old, value, count);
+				      "%s: %s -> %u (PIO/DMA throughput crossover; the median of "
+				      "%u %s's)\n",
+				      g.gl_pathv[0], old, value, count,
+				      count == 1 ? "subject" : "subjects");
 		}
 		globfree(&g);
 	}
@@ -373,7 +403,7 @@ static void report_stability(const struct cal_run *run, char *report, size_t rep
 					spreads[count++] = s->points[k].bytes_per_s_spread[p];
 	}
 	if (count) {
-		double spread = cal_median(spreads, count, NULL);
+		double spread = cal_median(spreads, count, NULL, NULL);
 
 		hwoff_appendf(
 			report, report_len,
@@ -384,6 +414,69 @@ static void report_stability(const struct cal_run *run, char *report, size_t rep
 					  : "");
 	}
 	free(spreads);
+}
+
+/*
+ * Each written entry's ranges, and at each crossover how the paths on either side compared at
+ * the points next to it: the margin of the choice and whether it was clear. Counts into
+ * report.
+ */
+static void report_decisions(const struct cal_run *run, const bool *objectives, double tie, FILE *f,
+			     char *report, size_t report_len)
+{
+	static const char *const verdicts[] = {
+		[CAL_CLEAR] = "clear", [CAL_EQUAL] = "within the tie", [CAL_UNCLEAR] = "unclear"
+	};
+	unsigned int counts[3] = { 0 };
+
+	for (size_t i = 0; i < run->subject_count; i++) {
+		const struct cal_subject *s = &run->subjects[i];
+
+		for (int o = 0; o < HWOFF_OBJECTIVE_COUNT; o++) {
+			const struct cal_ranges *r = &s->ranges[o];
+
+			if (!objectives[o])
+				continue;
+			fprintf(f, "%s %s %s:", s->alg->name, hwoff_direction_name(s->direction),
+				hwoff_objective_name(o));
+			for (unsigned int k = 0; k < r->count; k++)
+				fprintf(f, " %zu:%s", r->r[k].start, s->paths[r->r[k].path].name);
+			fputc('\n', f);
+			for (unsigned int k = 1; k < r->count; k++) {
+				unsigned int was = r->r[k - 1].path, now = r->r[k].path;
+
+				for (size_t j = 0; j < s->point_count; j++) {
+					const struct cal_point *pt = &s->points[j];
+					bool below = pt->size < r->r[k].start;
+					unsigned int lead = below ? was : now,
+						     other = below ? now : was;
+					enum cal_verdict v;
+					double margin;
+
+					/* the measured points next to the crossover, either side */
+					if ((below && j + 1 < s->point_count &&
+					     s->points[j + 1].size < r->r[k].start) ||
+					    (!below && j &&
+					     s->points[j - 1].size >= r->r[k].start) ||
+					    !pt->bytes_per_s[was] || !pt->bytes_per_s[now])
+						continue;
+					v = cal_compare(pt, o, lead, other, tie, &margin);
+					counts[v]++;
+					fprintf(f,
+						"  at %zu B %s %s %s by %.1f %% (%s; %u and %u "
+						"repeats)\n",
+						pt->size, s->paths[lead].name,
+						margin >= 0 ? "leads" : "trails",
+						s->paths[other].name, fabs(margin) * 100,
+						verdicts[v], pt->repeats[lead], pt->repeats[other]);
+				}
+			}
+		}
+	}
+	hwoff_appendf(report, report_len,
+		      "decisions: beside the crossovers %u comparisons clear, %u within the tie "
+		      "(%.0f %%), %u still unclear at the most repeats\n",
+		      counts[CAL_CLEAR], counts[CAL_EQUAL], tie * 100, counts[CAL_UNCLEAR]);
 }
 
 /* ---- the plots ------------------------------------------------------------------------------ */
@@ -478,13 +571,15 @@ static void describe(char *buf, size_t size, const struct options *o, const stru
 
 	strftime(date, sizeof(date), "%Y-%m-%d %H:%M", localtime(&t));
 	snprintf(buf, size,
-		 "Calibrated by hwoffload-calibrate %s on %s (%s): %u runs of %g s per size "
-		 "and path, grid",
-		 PACKAGE_VERSION, date, o->quick ? "quick" : "full", o->repeats, o->seconds);
+		 "Calibrated by hwoffload-calibrate %s on %s (%s): %u to %u runs of %g s per "
+		 "size and path, grid",
+		 PACKAGE_VERSION, date, o->quick ? "quick" : "full", o->repeats, o->repeats_max,
+		 o->seconds);
 	for (size_t g = 0; g < o->grid_count; g++)
 		hwoff_appendf(buf, size, " %zu", o->grid[g]);
 	hwoff_appendf(buf, size,
-		      " bytes, crossovers bisected, ties: within %.0f %% or overlapping.\n"
+		      " bytes, crossovers bisected, ties: medians within %.0f %%; verified against "
+		      "each path around every crossover.\n"
 		      "A kernel driver serves no size above the largest it was checked right at "
 		      "(against software, within a time limit).\n%s%s",
 		      TIE * 100, run->limits, thresholds);
@@ -514,10 +609,12 @@ int main(int argc, char **argv)
 		.grid = o.grid,
 		.grid_count = o.grid_count,
 		.repeats = o.repeats,
+		.repeats_max = o.repeats_max,
 		.sample_seconds = o.seconds,
 		.resolve_ratio = o.quick ? 2 : 1.19,
 		.tie = TIE,
 		.algs = o.some_algs ? o.algs : NULL,
+		.provider_dir = o.provider_dir,
 		.csv = csv,
 		.progress = isatty(STDERR_FILENO) ? progress : NULL,
 	};
@@ -530,6 +627,16 @@ int main(int argc, char **argv)
 	ret |= close_out(csv, o.out, "measurements.csv");
 
 	report_stability(&run, report, sizeof(report));
+	f = open_out(o.out, "decisions");
+	report_decisions(&run, o.objectives, TIE, f, report, sizeof(report));
+	ret |= close_out(f, o.out, "decisions");
+	f = open_out(o.out, "verification");
+	fputs(run.verification, f);
+	fputs(run.fixes, f);
+	ret |= close_out(f, o.out, "verification");
+	hwoff_appendf(report, sizeof(report), "%sverification: %s\n", run.fixes,
+		      run.fixes[0] ? "the entries above were derived again"
+				   : "the learnt table lost clearly nowhere");
 	f = open_out(o.out, "thresholds");
 	fprintf(f,
 		"# The hwoffload engine's auto driver thresholds (sysfs hwoffload/threshold_*), "
@@ -559,8 +666,8 @@ int main(int argc, char **argv)
 	fputs(run.limits, stdout);
 	fputs(report, stdout);
 	printf("table: %s/path-table\nmeasurements: %s/measurements.csv\nthresholds: "
-	       "%s/thresholds\n",
-	       o.out, o.out, o.out);
+	       "%s/thresholds\ndecisions: %s/decisions\nverification: %s/verification\n",
+	       o.out, o.out, o.out, o.out, o.out);
 	cal_run_free(&run);
 	return ret ? 1 : 0;
 }

@@ -5,8 +5,9 @@
  *
  * hwoffload-calibrate (calibrate.c) is options and output files around it; the guest suite calls
  * it on a small grid and checks its decisions against its own measurements, and the host unit
- * test feeds the derivation synthetic curves. Split in two: calibrate-derive.c (pure arithmetic
- * on medians) and calibrate-measure.c (EVP, AF_ALG, clocks).
+ * test feeds the derivation synthetic curves. Split in three: calibrate-derive.c (pure arithmetic
+ * on medians), calibrate-measure.c (what to measure, and when it is enough) and
+ * calibrate-worker.c (a path's worker process: the requests, through the provider, and clocks).
  */
 #ifndef HWOFF_BENCH_CALIBRATE_H
 #define HWOFF_BENCH_CALIBRATE_H
@@ -14,10 +15,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "backend/algs.h"
 #include "backend/discover.h"
 #include "backend/table.h"
+#include "backend/transport.h"
 
 #define CAL_PATHS_MAX  8 /* software and the kernel candidates of one algorithm */
 #define CAL_POINTS_MAX 64 /* measured sizes per (algorithm, direction) */
@@ -33,6 +36,8 @@ struct cal_path {
 	char name[HWOFF_NAME_MAX]; /* HWOFF_SOFTWARE or the kernel driver */
 	char module[HWOFF_MODULE_NAME_MAX]; /* the kernel driver's ("kernel" when built in) */
 	bool software;
+	/* the learnt table's entry itself (its verification), not a path it may choose */
+	bool table;
 	enum hwoff_impl_class class; /* of the kernel driver; unused for software */
 	bool failed; /* failed its check or a request: no longer a candidate */
 	char failure[HWOFF_NAME_MAX + 256];
@@ -51,14 +56,19 @@ struct cal_path {
 	bool serves_all;
 };
 
-/* The medians of the repeats at one size; 0 bytes/s for a path not measured there. */
+/*
+ * The medians of the repeats at one size, outliers left out (cal_median()); 0 bytes/s for a
+ * path not measured there.
+ */
 struct cal_point {
 	size_t size;
 	double bytes_per_s[CAL_PATHS_MAX]; /* wall time */
-	double cpu_ns_per_byte[CAL_PATHS_MAX]; /* the calling process's user + system time */
+	double cpu_ns_per_byte[CAL_PATHS_MAX]; /* the worker process's user + system time */
 	/* How far the repeats spread: the interquartile range over the median (0: not known). */
 	double bytes_per_s_spread[CAL_PATHS_MAX];
 	double cpu_spread[CAL_PATHS_MAX];
+	/* how many repeats each median is of, after outliers (0: one figure, no spread known) */
+	unsigned int repeats[CAL_PATHS_MAX];
 };
 
 /* A range of the path table before the path is named: sizes from start go to paths[path]. */
@@ -90,15 +100,38 @@ typedef unsigned int cal_mask;
 /* ---- derivation (calibrate-derive.c) ---------------------------------------------------- */
 
 /*
- * The median of v[0..n) (n > 0; sorts v); spread (may be NULL) gets the interquartile range
- * over the median: how far repeats of one figure disagree.
+ * The median of v[0..n) (n > 0; sorts v), outliers left out: with 4 figures or more, those
+ * beyond Tukey's fences (more than 1.5 interquartile ranges below the first quartile or above
+ * the third: a sample that a moment of a busy machine slowed, or a timer that fired in it).
+ * spread (may be NULL) gets the interquartile range of the rest over their median: how far
+ * repeats of one figure disagree; kept (may be NULL) how many are left.
  */
-double cal_median(double *v, size_t n, double *spread);
+double cal_median(double *v, size_t n, double *spread, unsigned int *kept);
+
+/* The objective's figures at pt: bytes/s (more is better) or CPU ns per byte (less is). */
+const double *cal_metric(const struct cal_point *pt, enum hwoff_objective objective);
+
+/* The path of mask measured at pt that is best by the objective's metric alone; -1 if none. */
+int cal_best(const struct cal_point *pt, cal_mask mask, enum hwoff_objective objective);
+
+enum cal_verdict {
+	CAL_CLEAR, /* one leads by more than the noise (and more than the tie) */
+	CAL_EQUAL, /* their medians are within the tie of each other */
+	CAL_UNCLEAR, /* more than the tie apart, but within the noise: more repeats would tell */
+};
 
 /*
- * Whether path p at pt is as good as path best by the objective's metric: within tie (a
- * fraction, 0.05 = 5 %) of it, or their interquartile ranges overlap (the measurement cannot
- * tell them apart), or better.
+ * How paths a and b compare at pt by the objective's metric; margin (may be NULL) gets how far
+ * a leads b, as a fraction of the better figure (negative when b leads). The noise is two
+ * standard errors of the difference of the medians, each 0.929 x spread / sqrt(repeats) (the
+ * standard error of a median, sigma taken from the interquartile range).
+ */
+enum cal_verdict cal_compare(const struct cal_point *pt, enum hwoff_objective objective,
+			     unsigned int a, unsigned int b, double tie, double *margin);
+
+/*
+ * Whether path p at pt is as good as path best by the objective's metric: their medians within
+ * tie (a fraction, 0.03 = 3 %) of each other (CAL_EQUAL), or p better.
  */
 bool cal_tied(const struct cal_point *pt, enum hwoff_objective objective, unsigned int p,
 	      unsigned int best, double tie);
@@ -156,11 +189,16 @@ bool cal_engine_threshold(const struct cal_subject *s, unsigned int *threshold);
 struct cal_config {
 	const size_t *grid; /* the coarse sizes, increasing, multiples of CAL_STEP */
 	size_t grid_count;
-	unsigned int repeats; /* samples per path and size; the median counts */
+	/*
+	 * Samples per path and size: at least repeats, and up to repeats_max while a choice at
+	 * that size is unclear (cal_compare()); the median counts.
+	 */
+	unsigned int repeats, repeats_max;
 	double sample_seconds; /* the time one sample aims at (at least one request) */
 	double resolve_ratio; /* bisect a crossover until its sizes are within this ratio */
 	double tie; /* see cal_winner() */
 	const bool *algs; /* HWOFF_ALG_COUNT flags: which algorithms; NULL for all */
+	const char *provider_dir; /* where hwoffload.so is; NULL: OpenSSL's modules directory */
 	FILE *csv; /* every sample as a CSV row (header included); may be NULL */
 	/* Called before each size is measured; may be NULL. */
 	void (*progress)(void *arg, size_t subject, size_t subject_count,
@@ -179,12 +217,19 @@ struct cal_run {
 	char notes[8192];
 	/* Kernel paths limited below the largest size measured, one line each, and why. */
 	char limits[4096];
+	/* The verification pass: the learnt table against each path, one line per size. */
+	char verification[16384];
+	/* Where the verification found the table losing, and the ranges it derived again. */
+	char fixes[4096];
 };
 
 /* The CSV header cal_measure() writes first. */
 #define CAL_CSV_HEADER                                                                             \
 	"algorithm,key_bits,direction,path,size,repeat,requests,bytes,wall_ns,cpu_ns,bytes_per_s," \
 	"cpu_ns_per_byte,phase\n"
+
+/* The most data of one GCM message the calibration measures on a kernel path: one request. */
+size_t cal_gcm_data_max(void);
 
 /*
  * Discover the paths and measure every algorithm (of cfg->algs), key size and direction: the
@@ -205,5 +250,64 @@ void cal_run_free(struct cal_run *run);
  */
 struct hwoff_table *cal_table(const struct cal_run *run, const bool *objectives, char *warnings,
 			      size_t warnings_len, size_t *left_out);
+
+/* ---- a path's worker process (calibrate-worker.c) ------------------------------------------ */
+
+/* What a worker serves. */
+struct cal_worker_job {
+	const struct cal_subject *s;
+	/* the path whose requests it makes; NULL: table's, whatever path that names at a size */
+	const struct cal_path *path;
+	const struct hwoff_table *table; /* the provider's path table in the worker */
+	enum hwoff_objective objective; /* the provider's */
+	const char *provider_dir; /* as cal_config's */
+	const unsigned char *in; /* the requests' data, as large as the largest size */
+	unsigned char *out; /* room for a request's output, a GCM tag more */
+};
+
+enum cal_op {
+	CAL_CHECK, /* the served path gives OpenSSL's output at a size, and takes the request */
+	CAL_SAMPLE, /* back-to-back requests of a size: their wall time and the worker's CPU time */
+};
+
+struct cal_sample {
+	double wall_ns, cpu_ns;
+};
+
+/* A worker's answer: first to its start, then to each command. */
+struct cal_answer {
+	int status; /* 0, or -1 with err */
+	/* no answer in time, or the provider found the path stuck (its guard gave up) */
+	bool stuck;
+	struct cal_sample took; /* CAL_SAMPLE */
+	/* to its start: the most bytes the served driver gets in one request (SIZE_MAX: any) */
+	size_t request_max;
+	char err[HWOFF_TRANSPORT_ERROR_MAX];
+};
+
+/* A worker process, as its parent sees it. */
+struct cal_worker {
+	pid_t pid; /* 0: none (not started, ended, or killed) */
+	int fd; /* the parent's end of their socket */
+	size_t request_max;
+};
+
+/*
+ * Start a worker for job (fork; the child closes the sockets of the others[0..other_count)) and
+ * wait up to seconds for it to load the provider and set up. Returns 0 (a->status says how it
+ * went), or -ETIMEDOUT with why in a->err when no answer came in time or the path is stuck.
+ */
+int cal_worker_start(struct cal_worker *w, const struct cal_worker_job *job,
+		     const struct cal_worker *others, size_t other_count, struct cal_answer *a,
+		     double seconds);
+/* Send w a command (requests: for CAL_SAMPLE) and wait for its answer: as cal_worker_start(). */
+int cal_worker_ask(struct cal_worker *w, enum cal_op op, size_t size, unsigned long requests,
+		   struct cal_answer *a, double seconds);
+/*
+ * End w: tell it to stop, or kill it at once (it stopped answering), and give it up to seconds
+ * to exit. One still there is killed and left to the kernel: stuck in a request, it ends when
+ * the request does, if ever. No wait here is without a limit.
+ */
+void cal_worker_end(struct cal_worker *w, bool kill_now, double seconds);
 
 #endif

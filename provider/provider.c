@@ -25,6 +25,7 @@
 
 #include "config.h"
 #include "backend/text.h"
+#include "provider/params.h"
 #include "provider/provider.h"
 
 #define PROVIDER_PROPERTIES "provider=hwoffload"
@@ -280,28 +281,19 @@ static void build_algorithms(struct hwprov *prov)
 
 /* ---- the provider's own functions ------------------------------------------------------------ */
 
-#define PARAM_AF_ALG	     "hwoffload-af-alg"
-#define PARAM_AF_ALG_REASON  "hwoffload-af-alg-reason"
-#define PARAM_MODE	     "hwoffload-mode"
-#define PARAM_OBJECTIVE	     "hwoffload-objective"
-#define PARAM_TABLE	     "hwoffload-table"
-#define PARAM_TABLE_WARNINGS "hwoffload-table-warnings"
-#define PARAM_STATISTICS     "hwoffload-statistics"
-#define PARAM_STATS_FILE     "hwoffload-statistics-file"
-
 static const OSSL_PARAM provider_gettable[] = {
 	OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_NAME, NULL, 0),
 	OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_VERSION, NULL, 0),
 	OSSL_PARAM_utf8_ptr(OSSL_PROV_PARAM_BUILDINFO, NULL, 0),
 	OSSL_PARAM_int(OSSL_PROV_PARAM_STATUS, NULL),
-	OSSL_PARAM_utf8_ptr(PARAM_AF_ALG, NULL, 0),
-	OSSL_PARAM_utf8_ptr(PARAM_AF_ALG_REASON, NULL, 0),
-	OSSL_PARAM_utf8_ptr(PARAM_MODE, NULL, 0),
-	OSSL_PARAM_utf8_ptr(PARAM_OBJECTIVE, NULL, 0),
-	OSSL_PARAM_utf8_ptr(PARAM_TABLE, NULL, 0),
-	OSSL_PARAM_utf8_ptr(PARAM_TABLE_WARNINGS, NULL, 0),
-	OSSL_PARAM_utf8_string(PARAM_STATISTICS, NULL, 0),
-	OSSL_PARAM_utf8_ptr(PARAM_STATS_FILE, NULL, 0),
+	OSSL_PARAM_utf8_ptr(HWPROV_PARAM_AF_ALG, NULL, 0),
+	OSSL_PARAM_utf8_ptr(HWPROV_PARAM_AF_ALG_REASON, NULL, 0),
+	OSSL_PARAM_utf8_ptr(HWPROV_PARAM_MODE, NULL, 0),
+	OSSL_PARAM_utf8_ptr(HWPROV_PARAM_OBJECTIVE, NULL, 0),
+	OSSL_PARAM_utf8_ptr(HWPROV_PARAM_TABLE, NULL, 0),
+	OSSL_PARAM_utf8_ptr(HWPROV_PARAM_TABLE_WARNINGS, NULL, 0),
+	OSSL_PARAM_utf8_string(HWPROV_PARAM_STATISTICS, NULL, 0),
+	OSSL_PARAM_utf8_ptr(HWPROV_PARAM_STATS_FILE, NULL, 0),
 	OSSL_PARAM_END,
 };
 
@@ -324,7 +316,7 @@ static int provider_get_params(void *provctx, OSSL_PARAM params[])
 
 	if (!hwprov_param_set_int(params, OSSL_PROV_PARAM_STATUS, 1))
 		return 0;
-	p = OSSL_PARAM_locate(params, PARAM_STATISTICS);
+	p = OSSL_PARAM_locate(params, HWPROV_PARAM_STATISTICS);
 	if (p) {
 		hwprov_digest_flush_spares(prov);
 		hwoff_table_format_stats(prov->router.table, statistics, sizeof(statistics));
@@ -336,15 +328,16 @@ static int provider_get_params(void *provctx, OSSL_PARAM params[])
 	       hwprov_param_set_utf8(params, OSSL_PROV_PARAM_BUILDINFO,
 				     PACKAGE_NAME " " PACKAGE_VERSION
 						  ", built against " OPENSSL_VERSION_TEXT) &&
-	       hwprov_param_set_utf8(params, PARAM_AF_ALG,
+	       hwprov_param_set_utf8(params, HWPROV_PARAM_AF_ALG,
 				     prov->probe.error ? "unavailable" : "available") &&
-	       hwprov_param_set_utf8(params, PARAM_AF_ALG_REASON, prov->probe.reason) &&
-	       hwprov_param_set_utf8(params, PARAM_MODE, hwprov_run_mode_name(prov->config.mode)) &&
-	       hwprov_param_set_utf8(params, PARAM_OBJECTIVE,
+	       hwprov_param_set_utf8(params, HWPROV_PARAM_AF_ALG_REASON, prov->probe.reason) &&
+	       hwprov_param_set_utf8(params, HWPROV_PARAM_MODE,
+				     hwprov_run_mode_name(prov->config.mode)) &&
+	       hwprov_param_set_utf8(params, HWPROV_PARAM_OBJECTIVE,
 				     hwoff_objective_name(prov->config.objective)) &&
-	       hwprov_param_set_utf8(params, PARAM_TABLE, prov->table_source) &&
-	       hwprov_param_set_utf8(params, PARAM_TABLE_WARNINGS, prov->warnings) &&
-	       hwprov_param_set_utf8(params, PARAM_STATS_FILE, prov->stats_file);
+	       hwprov_param_set_utf8(params, HWPROV_PARAM_TABLE, prov->table_source) &&
+	       hwprov_param_set_utf8(params, HWPROV_PARAM_TABLE_WARNINGS, prov->warnings) &&
+	       hwprov_param_set_utf8(params, HWPROV_PARAM_STATS_FILE, prov->stats_file);
 }
 
 static const OSSL_ALGORITHM *provider_query(void *provctx, int operation_id, int *no_cache)

@@ -14,6 +14,7 @@
 #include "backend/fingerprint.h"
 #include "backend/table.h"
 #include "backend/table_file.h"
+#include "backend/text.h"
 #include "test/unit/backend_test.h"
 
 static struct hwoff_table *load_table(const char *name)

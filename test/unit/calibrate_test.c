@@ -141,46 +141,67 @@ START_TEST(test_noise)
 }
 END_TEST
 
-/* Figures whose repeats overlap are a tie, whatever the medians' difference. */
-START_TEST(test_spread_bands)
+/*
+ * A spread is noise, not a tie: the best median wins (the calibration measures more where the
+ * noise hides the choice). Before, overlapping repeats were a tie and the path in use stayed:
+ * SHA2-256 stayed on PIO at 1 MiB (PIO's repeats 112-181 MB/s, DMA 170-176) and never reached DMA.
+ */
+START_TEST(test_spread_is_not_a_tie)
 {
 	struct cal_point pts[3] = {
-		{ .size = 256, .bytes_per_s = { 100, 50 }, .cpu_ns_per_byte = { 10, 7 } },
-		{ .size = 4096,
-		  .bytes_per_s = { 100, 115 },
-		  .cpu_ns_per_byte = { 10, 7 },
-		  .bytes_per_s_spread = { 0.4, 0.2 },
-		  .cpu_spread = { 0.4, 0.2 } },
+		{ .size = 4096, .bytes_per_s = { 50, 100, 60 }, .cpu_ns_per_byte = { 10, 7, 4 } },
 		{ .size = 65536,
-		  .bytes_per_s = { 100, 150 },
-		  .cpu_ns_per_byte = { 10, 7 },
-		  .bytes_per_s_spread = { 0.4, 0.1 } },
+		  .bytes_per_s = { 50, 150, 172 },
+		  .cpu_ns_per_byte = { 10, 7, 4 },
+		  .bytes_per_s_spread = { 0.1, 0.6, 0.02 },
+		  .repeats = { 3, 3, 3 } },
+		{ .size = 1048576,
+		  .bytes_per_s = { 50, 150, 173 },
+		  .cpu_ns_per_byte = { 10, 7, 4 },
+		  .bytes_per_s_spread = { 0.1, 0.6, 0.02 },
+		  .repeats = { 3, 3, 3 } },
 	};
-	static const struct cal_range banded[] = { { 0, 0 }, { 16384, 1 } };
-	static const struct cal_range sharp[] = { { 0, 0 }, { 1024, 1 } };
+	static const struct cal_range want[] = { { 0, 1 }, { 16384, 2 } };
+	double margin;
 
-	/* 80-120 and 103.5-126.5 MB/s overlap at 4 KiB: software stays until 64 KiB. */
-	derive_eq(pts, 3, 3, HWOFF_THROUGHPUT, TIE, banded, 2);
-	ck_assert(cal_tied(&pts[1], HWOFF_THROUGHPUT, 0, 1, TIE));
-	ck_assert(!cal_tied(&pts[2], HWOFF_THROUGHPUT, 0, 1, TIE));
-	/* CPU: 8-12 and 6.3-7.7 ns/byte do not overlap; a spread of 0.6 (7-13) does. */
-	ck_assert(!cal_tied(&pts[1], HWOFF_CPU, 0, 1, TIE));
-	pts[1].cpu_spread[0] = 0.6;
-	ck_assert(cal_tied(&pts[1], HWOFF_CPU, 0, 1, TIE));
-	/* Without spreads the 15 % lead at 4 KiB counts. */
-	memset(pts[1].bytes_per_s_spread, 0, sizeof(pts[1].bytes_per_s_spread));
-	derive_eq(pts, 3, 3, HWOFF_THROUGHPUT, TIE, sharp, 2);
+	derive_eq(pts, 3, 7, HWOFF_THROUGHPUT, TIE, want, 2);
+	ck_assert(!cal_tied(&pts[2], HWOFF_THROUGHPUT, 1, 2, TIE));
+	/* 13 % behind, but 3 repeats spread by 60 % cannot tell: more repeats are needed */
+	ck_assert_int_eq(cal_compare(&pts[2], HWOFF_THROUGHPUT, 2, 1, TIE, &margin), CAL_UNCLEAR);
+	ck_assert_double_eq_tol(margin, 23.0 / 173, 1e-9);
+	/* 25 repeats spread by 10 % can */
+	pts[2].repeats[1] = pts[2].repeats[2] = 25;
+	pts[2].bytes_per_s_spread[1] = 0.1;
+	ck_assert_int_eq(cal_compare(&pts[2], HWOFF_THROUGHPUT, 2, 1, TIE, NULL), CAL_CLEAR);
+	ck_assert_int_eq(cal_compare(&pts[2], HWOFF_THROUGHPUT, 1, 2, TIE, &margin), CAL_CLEAR);
+	ck_assert(margin < 0);
+	/* within the tie the paths are equal, whatever the noise */
+	pts[2].bytes_per_s[1] = 170;
+	ck_assert_int_eq(cal_compare(&pts[2], HWOFF_THROUGHPUT, 2, 1, TIE, NULL), CAL_EQUAL);
+	ck_assert(cal_tied(&pts[2], HWOFF_THROUGHPUT, 1, 2, TIE));
+	/* CPU: fewer ns per byte lead; 4 against 7 with no spread known is clear */
+	ck_assert_int_eq(cal_compare(&pts[0], HWOFF_CPU, 2, 1, TIE, &margin), CAL_CLEAR);
+	ck_assert_double_eq_tol(margin, 3.0 / 7, 1e-9);
 }
 END_TEST
 
+/* The median without outliers (Tukey's fences, from 4 figures), the spread of what is left. */
 START_TEST(test_median_spread)
 {
-	double odd[] = { 5, 1, 3 }, even[] = { 4, 1, 3, 2 }, spread;
+	double odd[] = { 5, 1, 3 }, even[] = { 4, 1, 3, 2 }, slow[] = { 10, 10.2, 9.9, 10.1, 30 };
+	double spread;
+	unsigned int kept;
 
-	ck_assert_double_eq(cal_median(odd, 3, &spread), 3);
+	ck_assert_double_eq(cal_median(odd, 3, &spread, &kept), 3);
 	ck_assert_double_eq_tol(spread, 4.0 / 3, 1e-12);
-	ck_assert_double_eq(cal_median(even, 4, &spread), 2.5);
+	ck_assert_uint_eq(kept, 3);
+	ck_assert_double_eq(cal_median(even, 4, &spread, &kept), 2.5);
 	ck_assert_double_eq_tol(spread, (4.0 - 2) / 2.5, 1e-12);
+	ck_assert_uint_eq(kept, 4);
+	/* one sample slowed threefold by a busy moment is left out */
+	ck_assert_double_eq_tol(cal_median(slow, 5, &spread, &kept), 10.05, 1e-12);
+	ck_assert_uint_eq(kept, 4);
+	ck_assert_double_eq_tol(spread, (10.2 - 10) / 10.05, 1e-12);
 }
 END_TEST
 
@@ -462,7 +483,7 @@ int main(void)
 	tcase_add_test(tc, test_single_path);
 	tcase_add_test(tc, test_noise);
 	tcase_add_test(tc, test_median_spread);
-	tcase_add_test(tc, test_spread_bands);
+	tcase_add_test(tc, test_spread_is_not_a_tie);
 	tcase_add_test(tc, test_too_many_crossovers);
 	tcase_add_test(tc, test_mask_and_unmeasured);
 	tcase_add_test(tc, test_boundary_rounding);
