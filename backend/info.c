@@ -49,7 +49,8 @@ static void usage(FILE *out)
 		"Says whether AF_ALG works here and why not, lists the kernel's implementations\n"
 		"of the algorithms hwoffload serves with their class, and shows the path table:\n"
 		"the one built from them, or FILE, which is validated first (exit status 1 and\n"
-		"FILE:LINE: reason when it does not load). With --provider, loads hwoffload.so\n"
+		"FILE:LINE: reason when it does not load), each entry in words and as written.\n"
+		"With --provider, loads hwoffload.so\n"
 		"from DIR with this environment's configuration (HWOFFLOAD_MODE ...) and shows\n"
 		"what it reports: AF_ALG, mode, objective, table and its warnings (exit status 1\n"
 		"when it does not load). With --stats, shows the statistics that running\n"
@@ -178,6 +179,54 @@ static int print_entries(const struct hwoff_table *t, const char *key, size_t *c
 	return 0;
 }
 
+/* A path as a person names it: the bundled engine's drivers by their path, others by name. */
+static const char *path_label(const struct hwoff_path *path, const struct hwoff_discovery *d)
+{
+	if (path->software)
+		return HWOFF_SOFTWARE;
+	for (size_t i = 0; d && i < d->count; i++) {
+		if (strcmp(d->impls[i].driver, path->name) != 0)
+			continue;
+		if (d->impls[i].class == HWOFF_IMPL_ENGINE_PIO)
+			return "PIO";
+		if (d->impls[i].class == HWOFF_IMPL_ENGINE_DMA)
+			return "DMA";
+		if (d->impls[i].class == HWOFF_IMPL_ENGINE_AUTO)
+			return "the engine";
+	}
+	return path->name;
+}
+
+/*
+ * Each entry in words, for a person to read first: "table-summary: AES-128-CBC encrypt
+ * (throughput): software up to 2895 B, PIO to 46335 B, DMA beyond".
+ */
+static void print_summary(const struct hwoff_table *t, const struct hwoff_discovery *d)
+{
+	for (size_t i = 0; i < HWOFF_TABLE_ENTRY_COUNT; i++) {
+		const struct hwoff_entry *e = &t->entries[i];
+
+		if (!e->count)
+			continue;
+		printf("table-summary: %s %s (%s):", hwoff_table_entry_alg(i)->name,
+		       hwoff_direction_name(i / HWOFF_OBJECTIVE_COUNT % HWOFF_DIRECTION_COUNT),
+		       hwoff_objective_name(i % HWOFF_OBJECTIVE_COUNT));
+		for (unsigned int r = 0; r < e->count; r++) {
+			const char *label = path_label(&t->paths[e->ranges[r].path], d);
+
+			if (e->count == 1)
+				printf(" %s at every size", label);
+			else if (r == 0)
+				printf(" %s up to %zu B", label, e->ranges[1].start - 1);
+			else if (r + 1 < e->count)
+				printf(", %s to %zu B", label, e->ranges[r + 1].start - 1);
+			else
+				printf(", %s beyond", label);
+		}
+		printf("\n");
+	}
+}
+
 static int print_table(struct hwoff_table *t, const char *file, const struct hwoff_discovery *d,
 		       bool af_alg, const char *probe_reason)
 {
@@ -223,6 +272,7 @@ static int print_table(struct hwoff_table *t, const char *file, const struct hwo
 		else
 			printf("path: %s usable\n", t->paths[p].name);
 	}
+	print_summary(t, d);
 	/* As the provider does: without AF_ALG the table is not used, software is the route. */
 	if (!af_alg) {
 		ret = print_entries(t, "table-entry", &routes);
