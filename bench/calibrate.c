@@ -373,11 +373,13 @@ static void set_thresholds(const struct cal_run *run, bool set, FILE *saved, cha
 				      g.gl_pathv[0], value, strerror(errno));
 		} else {
 			old[strcspn(old, "\n")] = '\0';
+			if (count == 1)
+				snprintf(other, sizeof(other), "one subject's");
+			else
+				snprintf(other, sizeof(other), "the median of %u subjects'", count);
 			hwoff_appendf(report, report_len,
-				      "%s: %s -> %u (PIO/DMA throughput crossover; the median of "
-				      "%u %s's)\n",
-				      g.gl_pathv[0], old, value, count,
-				      count == 1 ? "subject" : "subjects");
+				      "%s: %s -> %u (%s PIO/DMA throughput crossover%s)\n",
+				      g.gl_pathv[0], old, value, other, count == 1 ? "" : "s");
 		}
 		globfree(&g);
 	}
