@@ -28,20 +28,30 @@
 
 #include "hwoffload.h"
 
-static struct hwoffload_aead_alg *hwoffload_aead_alg_of(struct crypto_aead *tfm)
-{
-	return container_of(crypto_aead_alg(tfm), struct hwoffload_aead_alg, engine_alg.base);
-}
+static const struct hwoffload_aead_info {
+	const char *name;
+	enum hwoffload_alg_id alg;
+	u32 hw_mode;
+	unsigned int ivsize;
+} hwoffload_aead_infos[] = {
+#define HWOFFLOAD_AEAD_INFO(name, hw_mode, ivsize) { #name, HWOFFLOAD_ALG_##name, hw_mode, ivsize },
+	HWOFFLOAD_ALGS(HWOFFLOAD_ALG_NONE, HWOFFLOAD_ALG_NONE, HWOFFLOAD_AEAD_INFO)
+#undef HWOFFLOAD_AEAD_INFO
+};
+
+/* The module's AEADs (hwoffload.h, "Lifetime"): row by row, each on every path. */
+static struct aead_engine_alg
+	hwoffload_aeads[ARRAY_SIZE(hwoffload_aead_infos) * HWOFFLOAD_PATH_COUNT];
 
 /* The context record of a request; the PIO registers take the same fields. */
-void hwoffload_aead_fill_ctx(struct aead_request *req, struct hwe_gcm_ctx *rec)
+static void hwoffload_aead_fill_ctx(struct aead_request *req, struct hwe_gcm_ctx *rec)
 {
 	struct crypto_aead *tfm = crypto_aead_reqtfm(req);
 	struct hwoffload_tfm_ctx *ctx = crypto_aead_ctx(tfm);
 	struct hwoffload_aead_req_ctx *rctx = aead_request_ctx(req);
 
 	BUILD_BUG_ON(sizeof(rec->iv) != GCM_AES_IV_SIZE);
-	rec->cfg = cpu_to_le32(HWE_CFG(HWE_UNIT_AES, HWE_MODE_GCM, ctx->keylen, rctx->decrypt));
+	rec->cfg = cpu_to_le32(HWE_CFG(HWE_UNIT_AES, ctx->hw_mode, ctx->keylen, rctx->decrypt));
 	rec->tag_len = cpu_to_le32(crypto_aead_authsize(tfm));
 	rec->aad_len = cpu_to_le32(req->assoclen);
 	rec->data_len = cpu_to_le32(rctx->data_len);
@@ -68,7 +78,7 @@ static int hwoffload_aead_result(struct aead_request *req, int err)
  * The engine is done with a queued request (by PIO, or by DMA from the interrupt) or a
  * synchronous DMA request, bottom halves off: as hwoffload_cipher_done().
  */
-void hwoffload_aead_done(struct hwoffload_dev *hw, struct aead_request *req, int err)
+static void hwoffload_aead_done(struct hwoffload_dev *hw, struct aead_request *req, int err)
 {
 	struct hwoffload_aead_req_ctx *rctx = aead_request_ctx(req);
 
@@ -81,6 +91,119 @@ void hwoffload_aead_done(struct hwoffload_dev *hw, struct aead_request *req, int
 	hwoffload_dev_put(hw);
 }
 
+/*
+ * By PIO (ENGINE.md section 12, PIO form): the GCM context beside the AES registers, AAD || data
+ * in one FIFO load, AAD || output back; an encrypt's tag in GCM_TAG. A decrypt refused by its
+ * tag gives -EBADMSG and no output.
+ */
+static int hwoffload_aead_pio(struct hwoffload_dev *hw, struct aead_request *req)
+{
+	struct hwoffload_aead_req_ctx *rctx = aead_request_ctx(req);
+	unsigned int len = req->assoclen + rctx->data_len;
+	struct hwe_aes_ctx aes = {};
+	struct hwe_gcm_ctx rec;
+	int ret;
+
+	hwoffload_aead_fill_ctx(req, &rec);
+	aes.cfg = rec.cfg;
+	memcpy(aes.iv, rec.iv, sizeof(rec.iv));
+	memcpy(aes.key, rec.key, sizeof(aes.key));
+	ret = hwoffload_pio_load_aes(hw, &aes);
+	memzero_explicit(&aes, sizeof(aes));
+	if (!ret) {
+		hwoffload_write(hw, HWE_REG_GCM_AAD_LEN, req->assoclen);
+		hwoffload_write(hw, HWE_REG_GCM_DATA_LEN, rctx->data_len);
+		hwoffload_write(hw, HWE_REG_GCM_TAG_LEN, le32_to_cpu(rec.tag_len));
+		memcpy(hw->regs + HWE_REG_GCM_TAG, rec.tag, sizeof(rec.tag));
+		ret = hwoffload_pio_chunk(hw, req->src, req->dst, 0, len, NULL);
+		if (!ret && !rctx->decrypt)
+			memcpy(rctx->tag, hw->regs + HWE_REG_GCM_TAG, sizeof(rctx->tag));
+		hwoffload_pio_release(hw);
+	}
+	memzero_explicit(&rec, sizeof(rec));
+	if (ret == -EBADMSG)
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_GCM_TAG_MISMATCHES);
+	else
+		hwoffload_pio_count(hw, ret, HWOFFLOAD_STAT_GCM_PIO_REQUESTS,
+				    HWOFFLOAD_STAT_GCM_PIO_BYTES, len);
+	return ret;
+}
+
+static void hwoffload_aead_collect(struct hwoffload_dev *hw, struct hwoffload_dma_req *dreq,
+				   struct hwoffload_slot *slot)
+{
+	struct hwoffload_aead_req_ctx *rctx =
+		container_of(dreq, struct hwoffload_aead_req_ctx, dma);
+
+	if (!dreq->err && !rctx->decrypt)
+		memcpy(rctx->tag, slot->gcm.tag, sizeof(rctx->tag));
+}
+
+/*
+ * A failed decrypt leaves nothing of the message in the destination's data bytes: the engine
+ * wrote the plaintext there before it knew the tag (hwoffload.h, struct hwoffload_aead_req_ctx).
+ */
+static void hwoffload_aead_finish(struct hwoffload_dev *hw, struct hwoffload_dma_req *dreq)
+{
+	struct hwoffload_aead_req_ctx *rctx =
+		container_of(dreq, struct hwoffload_aead_req_ctx, dma);
+	struct aead_request *req = rctx->req;
+	unsigned int len = req->assoclen + rctx->data_len;
+
+	hwoffload_dma_unmap_bufs(hw, &rctx->bufs, req->src, req->dst, dreq->err ? 0 : len);
+	if (dreq->err && rctx->decrypt)
+		sg_zero_buffer(req->dst, sg_nents(req->dst), rctx->data_len, req->assoclen);
+	if (dreq->err == -EBADMSG) {
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_GCM_TAG_MISMATCHES);
+	} else if (dreq->err) {
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_ERRORS);
+	} else {
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_GCM_DMA_REQUESTS);
+		hwoffload_stat_add(hw, HWOFFLOAD_STAT_GCM_DMA_BYTES, len);
+	}
+	hwoffload_aead_done(hw, req, dreq->err);
+}
+
+static const struct hwoffload_dma_ops hwoffload_aead_dma_ops = {
+	.collect = hwoffload_aead_collect,
+	.finish = hwoffload_aead_finish,
+};
+
+/*
+ * By DMA (ENGINE.md section 12, DMA form): LOAD_CTX of the GCM record, DATA descriptors on the
+ * stream AAD || data (its last may end in a partial block), nothing more for an empty message.
+ * The engine writes an encrypt's tag into the record.
+ */
+static int hwoffload_aead_dma(struct hwoffload_dev *hw, struct aead_request *req)
+{
+	struct hwoffload_aead_req_ctx *rctx = aead_request_ctx(req);
+	unsigned int len = req->assoclen + rctx->data_len;
+	struct hwoffload_ring *ring = &hw->ring;
+	u32 ndesc, index;
+	int ret;
+
+	BUILD_BUG_ON(sizeof(struct hwe_gcm_ctx) != 128);
+	BUILD_BUG_ON(!IS_ALIGNED(offsetof(struct hwoffload_slot, gcm), HWE_DMA_ALIGN));
+	ret = hwoffload_dma_map_bufs(hw, &rctx->bufs, req->src, req->dst, len, len, len,
+				     hwoffload_req_gfp(&req->base));
+	if (ret)
+		return ret;
+	ndesc = 1 + hwoffload_dma_data_descs(NULL, 0, rctx->bufs.src, rctx->bufs.dst, len);
+	rctx->dma.ops = &hwoffload_aead_dma_ops;
+	rctx->dma.times = NULL;
+	ret = hwoffload_ring_reserve(hw, &rctx->dma, ndesc, offsetof(struct hwoffload_slot, gcm),
+				     sizeof(struct hwe_gcm_ctx));
+	if (ret) {
+		hwoffload_dma_unmap_bufs(hw, &rctx->bufs, req->src, req->dst, 0);
+		return ret;
+	}
+	index = rctx->dma.first_desc;
+	hwoffload_aead_fill_ctx(req, &hwoffload_ring_slot(ring, index++)->gcm);
+	index += hwoffload_dma_data_descs(ring, index, rctx->bufs.src, rctx->bufs.dst, len);
+	hwoffload_ring_publish(hw, &rctx->dma, index);
+	return 0;
+}
+
 /* As hwoffload_skcipher_start(): PIO runs to the end, DMA is published. */
 static int hwoffload_aead_start(struct hwoffload_dev *hw, struct aead_request *req)
 {
@@ -89,8 +212,8 @@ static int hwoffload_aead_start(struct hwoffload_dev *hw, struct aead_request *r
 	if (READ_ONCE(hw->unbound))
 		return -ENODEV;
 	if (rctx->path == HWOFFLOAD_PATH_DMA)
-		return hwoffload_dma_submit_gcm(hw, req);
-	return hwoffload_pio_gcm(hw, req);
+		return hwoffload_aead_dma(hw, req);
+	return hwoffload_aead_pio(hw, req);
 }
 
 static int hwoffload_aead_crypt(struct aead_request *req, bool decrypt)
@@ -99,7 +222,7 @@ static int hwoffload_aead_crypt(struct aead_request *req, bool decrypt)
 	struct hwoffload_tfm_ctx *ctx = crypto_aead_ctx(tfm);
 	struct hwoffload_aead_req_ctx *rctx = aead_request_ctx(req);
 	unsigned int authsize = crypto_aead_authsize(tfm), len;
-	enum hwoffload_path path = hwoffload_aead_alg_of(tfm)->path;
+	enum hwoffload_path path = ctx->path;
 	struct hwoffload_dev *hw;
 	int ret;
 
@@ -121,9 +244,8 @@ static int hwoffload_aead_crypt(struct aead_request *req, bool decrypt)
 	rctx->hw = hw;
 	if (path == HWOFFLOAD_PATH_PIO && len > HWE_FIFO_DEPTH)
 		path = HWOFFLOAD_PATH_DMA;
-	rctx->path =
-		hwoffload_choose_path(hw, path, HWOFFLOAD_THRESHOLD_GCM, len,
-				      HWOFFLOAD_STAT_GCM_AUTO_PIO, HWOFFLOAD_STAT_GCM_AUTO_DMA);
+	rctx->path = hwoffload_choose_path(hw, path, ctx->alg, len, HWOFFLOAD_STAT_GCM_AUTO_PIO,
+					   HWOFFLOAD_STAT_GCM_AUTO_DMA);
 	rctx->dma.sync = hwoffload_run_sync(hw, &req->base, rctx->path);
 	if (rctx->dma.sync) {
 		ret = hwoffload_aead_start(hw, req);
@@ -184,8 +306,15 @@ static int hwoffload_aead_setauthsize(struct crypto_aead *tfm, unsigned int auth
 static int hwoffload_aead_init(struct crypto_aead *tfm)
 {
 	struct hwoffload_tfm_ctx *ctx = crypto_aead_ctx(tfm);
+	struct aead_engine_alg *alg =
+		container_of(crypto_aead_alg(tfm), struct aead_engine_alg, base);
+	unsigned int i = alg - hwoffload_aeads;
+	const struct hwoffload_aead_info *a = &hwoffload_aead_infos[i / HWOFFLOAD_PATH_COUNT];
 
-	hwoffload_engine_tfm_init(&ctx->engine, &hwoffload_aead_alg_of(tfm)->engine_alg.op);
+	ctx->alg = a->alg;
+	ctx->path = i % HWOFFLOAD_PATH_COUNT;
+	ctx->hw_mode = a->hw_mode;
+	hwoffload_engine_tfm_init(&ctx->engine, &alg->op);
 	crypto_aead_set_reqsize(tfm, sizeof(struct hwoffload_aead_req_ctx));
 	return hwoffload_tfm_attach(&ctx->generation, HWE_CAP_AES_GCM);
 }
@@ -198,13 +327,14 @@ static void hwoffload_aead_exit(struct crypto_aead *tfm)
 	hwoffload_tfm_detach(ctx->generation);
 }
 
-static void hwoffload_aead_alg_init(struct hwoffload_aead_alg *alg, enum hwoffload_path path)
+static void hwoffload_aead_alg_init(struct aead_engine_alg *alg,
+				    const struct hwoffload_aead_info *a, enum hwoffload_path path)
 {
-	struct aead_alg *aead = &alg->engine_alg.base;
+	struct aead_alg *aead = &alg->base;
 
-	alg->path = path;
-	hwoffload_aes_alg_base_init(&aead->base, "gcm", path, 1, sizeof(struct hwoffload_tfm_ctx));
-	aead->ivsize = GCM_AES_IV_SIZE;
+	hwoffload_aes_alg_base_init(&aead->base, a->name, path, 1,
+				    sizeof(struct hwoffload_tfm_ctx));
+	aead->ivsize = a->ivsize;
 	aead->maxauthsize = HWE_GCM_TAG_SIZE;
 	aead->setkey = hwoffload_aead_setkey;
 	aead->setauthsize = hwoffload_aead_setauthsize;
@@ -212,41 +342,28 @@ static void hwoffload_aead_alg_init(struct hwoffload_aead_alg *alg, enum hwofflo
 	aead->decrypt = hwoffload_aead_decrypt;
 	aead->init = hwoffload_aead_init;
 	aead->exit = hwoffload_aead_exit;
-	alg->engine_alg.op.do_one_request = hwoffload_aead_do_one;
+	alg->op.do_one_request = hwoffload_aead_do_one;
 }
 
-/* The module's AEADs (hwoffload.h, "Lifetime"); registering is serialized by binding. */
-static struct hwoffload_aead_alg hwoffload_aead_algs[HWOFFLOAD_PATH_COUNT];
-static bool hwoffload_aead_registered;
-
-/* Unless they are already: their self-tests run on @hw, which has GCM. */
-int hwoffload_aead_register(struct hwoffload_dev *hw)
+static int hwoffload_aead_register(void)
 {
-	int i, ret;
+	unsigned int i;
 
-	for (i = 0; !hwoffload_aead_registered && i < HWOFFLOAD_PATH_COUNT; i++) {
-		hwoffload_aead_alg_init(&hwoffload_aead_algs[i], i);
-		ret = crypto_engine_register_aead(&hwoffload_aead_algs[i].engine_alg);
-		if (ret) {
-			dev_err(hw->dev, "cannot register %s: %d\n",
-				hwoffload_aead_algs[i].engine_alg.base.base.cra_driver_name, ret);
-			goto err_unregister;
-		}
-	}
-	hwoffload_aead_registered = true;
-	return 0;
-
-err_unregister:
-	while (i--)
-		crypto_engine_unregister_aead(&hwoffload_aead_algs[i].engine_alg);
-	return ret;
+	for (i = 0; i < ARRAY_SIZE(hwoffload_aeads); i++)
+		hwoffload_aead_alg_init(&hwoffload_aeads[i],
+					&hwoffload_aead_infos[i / HWOFFLOAD_PATH_COUNT],
+					i % HWOFFLOAD_PATH_COUNT);
+	return crypto_engine_register_aeads(hwoffload_aeads, ARRAY_SIZE(hwoffload_aeads));
 }
 
-/* At module exit: no transform is left. */
-void hwoffload_aead_unregister(void)
+static void hwoffload_aead_unregister(void)
 {
-	int i;
-
-	for (i = 0; hwoffload_aead_registered && i < HWOFFLOAD_PATH_COUNT; i++)
-		crypto_engine_unregister_aead(&hwoffload_aead_algs[i].engine_alg);
+	crypto_engine_unregister_aeads(hwoffload_aeads, ARRAY_SIZE(hwoffload_aeads));
 }
+
+const struct hwoffload_alg_type hwoffload_aead_type = {
+	.name = "aead",
+	.caps = HWE_CAP_AES_GCM,
+	.register_algs = hwoffload_aead_register,
+	.unregister_algs = hwoffload_aead_unregister,
+};

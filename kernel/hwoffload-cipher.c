@@ -14,50 +14,42 @@
  * waits in the crypto_engine queue ("Synchronous requests" in hwoffload.h): PIO to the end, DMA
  * published there and waited for. The others go through crypto_engine: PIO in its thread, DMA
  * published there and finished by the interrupt.
+ *
+ * By DMA a request is LOAD_CTX, DATA descriptors and, for a CTR length that is not a multiple
+ * of 16, one more DATA descriptor on a 16-byte block in the slot that carries the last partial
+ * block: the engine only moves whole aligned blocks, and this costs a copy of at most 15 bytes
+ * each way instead of bouncing the whole request.
  */
 #include <linux/module.h>
+#include <linux/scatterlist.h>
 
 #include "hwoffload.h"
 
 static const struct hwoffload_mode_info {
 	const char *name;
+	enum hwoffload_alg_id alg;
 	u32 hw_mode;
 	unsigned int blocksize;
 	unsigned int ivsize;
-} hwoffload_modes[HWOFFLOAD_MODE_COUNT] = {
-	[HWOFFLOAD_ECB] = { "ecb", HWE_MODE_ECB, AES_BLOCK_SIZE, 0 },
-	[HWOFFLOAD_CBC] = { "cbc", HWE_MODE_CBC, AES_BLOCK_SIZE, AES_BLOCK_SIZE },
-	[HWOFFLOAD_CTR] = { "ctr", HWE_MODE_CTR, 1, AES_BLOCK_SIZE },
+} hwoffload_modes[] = {
+#define HWOFFLOAD_MODE_INFO(name, hw_mode, blocksize, ivsize) \
+	{ #name, HWOFFLOAD_ALG_##name, hw_mode, blocksize, ivsize },
+	HWOFFLOAD_ALGS(HWOFFLOAD_MODE_INFO, HWOFFLOAD_ALG_NONE, HWOFFLOAD_ALG_NONE)
+#undef HWOFFLOAD_MODE_INFO
 };
 
-static const struct hwoffload_path_info {
-	const char *suffix;
-	int priority;
-	u32 flags;
-} hwoffload_paths[HWOFFLOAD_PATH_COUNT] = {
-	/* DMA may allocate a bounce list per request */
-	[HWOFFLOAD_PATH_AUTO] = { "", 300, CRYPTO_ALG_ALLOCATES_MEMORY },
-	[HWOFFLOAD_PATH_DMA] = { "-dma", 290, CRYPTO_ALG_ALLOCATES_MEMORY },
-	[HWOFFLOAD_PATH_PIO] = { "-pio", 280, 0 },
-};
-
-#define HWOFFLOAD_ALG_COUNT	(HWOFFLOAD_MODE_COUNT * HWOFFLOAD_PATH_COUNT)
-
-static struct hwoffload_alg *hwoffload_alg_of(struct crypto_skcipher *tfm)
-{
-	return container_of(crypto_skcipher_alg(tfm), struct hwoffload_alg, engine_alg.base);
-}
+/* The module's skciphers (hwoffload.h, "Lifetime"): mode by mode, each on every path. */
+static struct skcipher_engine_alg
+	hwoffload_skciphers[ARRAY_SIZE(hwoffload_modes) * HWOFFLOAD_PATH_COUNT];
 
 /* The context record of a request; also the layout of the PIO context registers. */
-void hwoffload_cipher_fill_ctx(struct skcipher_request *req, struct hwe_aes_ctx *rec)
+static void hwoffload_cipher_fill_ctx(struct skcipher_request *req, struct hwe_aes_ctx *rec)
 {
 	struct crypto_skcipher *tfm = crypto_skcipher_reqtfm(req);
 	struct hwoffload_tfm_ctx *ctx = crypto_skcipher_ctx(tfm);
 	struct hwoffload_req_ctx *rctx = skcipher_request_ctx(req);
-	struct hwoffload_alg *alg = hwoffload_alg_of(tfm);
 
-	rec->cfg = cpu_to_le32(HWE_CFG(HWE_UNIT_AES, hwoffload_modes[alg->mode].hw_mode,
-				       ctx->keylen, rctx->decrypt));
+	rec->cfg = cpu_to_le32(HWE_CFG(HWE_UNIT_AES, ctx->hw_mode, ctx->keylen, rctx->decrypt));
 	/*
 	 * The kernel's CTR has no partial-block carry: the IV out is the counter +
 	 * ceil(len / 16), which the engine writes back when it starts at offset 0.
@@ -69,24 +61,6 @@ void hwoffload_cipher_fill_ctx(struct skcipher_request *req, struct hwe_aes_ctx 
 	else
 		memset(rec->iv, 0, sizeof(rec->iv));
 	memcpy(rec->key, ctx->key, sizeof(rec->key));
-}
-
-/*
- * The path of one request: the driver's own, or for auto its threshold (sysfs), counted in
- * @auto_pio or @auto_dma.
- */
-enum hwoffload_path hwoffload_choose_path(struct hwoffload_dev *hw, enum hwoffload_path path,
-					  unsigned int threshold, unsigned int len,
-					  enum hwoffload_stat auto_pio,
-					  enum hwoffload_stat auto_dma)
-{
-	bool pio;
-
-	if (path != HWOFFLOAD_PATH_AUTO)
-		return path;
-	pio = len <= READ_ONCE(hw->threshold[threshold]);
-	hwoffload_stat_inc(hw, pio ? auto_pio : auto_dma);
-	return pio ? HWOFFLOAD_PATH_PIO : HWOFFLOAD_PATH_DMA;
 }
 
 /* A request's times go to debugfs "requests", once the engine is done with it. */
@@ -106,6 +80,161 @@ static void hwoffload_cipher_log(struct hwoffload_dev *hw, struct skcipher_reque
 }
 
 /*
+ * The engine is done with a queued request (by PIO, or by DMA from the interrupt) or a
+ * synchronous DMA request, bottom halves off: its times go to debugfs "requests", and the
+ * caller is told (a synchronous one returns the result and puts the device itself).
+ */
+static void hwoffload_cipher_done(struct hwoffload_dev *hw, struct skcipher_request *req, int err)
+{
+	struct hwoffload_req_ctx *rctx = skcipher_request_ctx(req);
+
+	hwoffload_cipher_log(hw, req, err);
+	if (rctx->dma.sync) {
+		complete(&rctx->dma.done);
+		return;
+	}
+	crypto_finalize_skcipher_request(hw->engine, req, err);
+	hwoffload_dev_put(hw);
+}
+
+/* By PIO: FIFO load after FIFO load, the IV chaining in the engine. */
+static int hwoffload_cipher_pio(struct hwoffload_dev *hw, struct skcipher_request *req)
+{
+	unsigned int ivsize = crypto_skcipher_ivsize(crypto_skcipher_reqtfm(req));
+	struct hwoffload_req_ctx *rctx = skcipher_request_ctx(req);
+	unsigned int off, len;
+	struct hwe_aes_ctx ctx;
+	int ret;
+
+	hwoffload_cipher_fill_ctx(req, &ctx);
+	ret = hwoffload_pio_load_aes(hw, &ctx);
+	memzero_explicit(&ctx, sizeof(ctx));
+	if (!ret) {
+		for (off = 0; off < req->cryptlen && !ret; off += len) {
+			len = min(req->cryptlen - off, HWE_FIFO_DEPTH);
+			ret = hwoffload_pio_chunk(hw, req->src, req->dst, off, len, &rctx->times);
+		}
+		if (!ret && ivsize)
+			memcpy(req->iv, hw->regs + HWE_REG_AES_IV, ivsize);
+		hwoffload_pio_release(hw);
+	}
+	hwoffload_pio_count(hw, ret, HWOFFLOAD_STAT_PIO_REQUESTS, HWOFFLOAD_STAT_PIO_BYTES,
+			    req->cryptlen);
+	return ret;
+}
+
+/*
+ * Map a request for DMA: its block-aligned part, the CTR tail kept for the slot; bounced, the
+ * whole request padded to whole blocks (a CTR tail rides in the padding).
+ */
+static int hwoffload_cipher_dma_map(struct hwoffload_dev *hw, struct skcipher_request *req)
+{
+	struct hwoffload_req_ctx *rctx = skcipher_request_ctx(req);
+	int ret;
+
+	ret = hwoffload_dma_map_bufs(
+		hw, &rctx->bufs, req->src, req->dst, ALIGN_DOWN(req->cryptlen, AES_BLOCK_SIZE),
+		req->cryptlen, ALIGN(req->cryptlen, AES_BLOCK_SIZE), hwoffload_req_gfp(&req->base));
+	if (ret)
+		return ret;
+	rctx->tail_len = rctx->bufs.bounce.sgl ? 0 : req->cryptlen - rctx->bufs.len;
+	if (rctx->tail_len) {
+		memset(rctx->tail, 0, sizeof(rctx->tail));
+		sg_pcopy_to_buffer(req->src, sg_nents(req->src), rctx->tail, rctx->tail_len,
+				   rctx->bufs.len);
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_CTR_TAILS);
+	}
+	return 0;
+}
+
+/* Undo hwoffload_cipher_dma_map(); on success, deliver what was not written in place. */
+static void hwoffload_cipher_dma_unmap(struct hwoffload_dev *hw, struct skcipher_request *req,
+				       bool copy_out)
+{
+	struct hwoffload_req_ctx *rctx = skcipher_request_ctx(req);
+
+	hwoffload_dma_unmap_bufs(hw, &rctx->bufs, req->src, req->dst, copy_out ? req->cryptlen : 0);
+	/* after the unmap, which writes the whole last entry back from a swiotlb copy */
+	if (copy_out && rctx->tail_len)
+		sg_pcopy_from_buffer(req->dst, sg_nents(req->dst), rctx->tail, rctx->tail_len,
+				     rctx->bufs.len);
+}
+
+static void hwoffload_cipher_collect(struct hwoffload_dev *hw, struct hwoffload_dma_req *dreq,
+				     struct hwoffload_slot *slot)
+{
+	struct hwoffload_req_ctx *rctx = container_of(dreq, struct hwoffload_req_ctx, dma);
+
+	if (dreq->err)
+		return;
+	memcpy(rctx->iv_out, slot->ctx.iv, sizeof(rctx->iv_out));
+	memcpy(rctx->tail, slot->tail, sizeof(rctx->tail));
+}
+
+static void hwoffload_cipher_finish(struct hwoffload_dev *hw, struct hwoffload_dma_req *dreq)
+{
+	struct hwoffload_req_ctx *rctx = container_of(dreq, struct hwoffload_req_ctx, dma);
+	struct skcipher_request *req = rctx->req;
+	unsigned int ivsize = crypto_skcipher_ivsize(crypto_skcipher_reqtfm(req));
+
+	hwoffload_cipher_dma_unmap(hw, req, !dreq->err);
+	if (dreq->err) {
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_ERRORS);
+	} else {
+		if (ivsize)
+			memcpy(req->iv, rctx->iv_out, ivsize);
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_REQUESTS);
+		hwoffload_stat_add(hw, HWOFFLOAD_STAT_DMA_BYTES, req->cryptlen);
+	}
+	hwoffload_cipher_done(hw, req, dreq->err);
+}
+
+static const struct hwoffload_dma_ops hwoffload_cipher_dma_ops = {
+	.collect = hwoffload_cipher_collect,
+	.finish = hwoffload_cipher_finish,
+};
+
+/* By DMA: map, wait for room in the ring and publish; the interrupt completes the request. */
+static int hwoffload_cipher_dma(struct hwoffload_dev *hw, struct skcipher_request *req)
+{
+	struct hwoffload_req_ctx *rctx = skcipher_request_ctx(req);
+	struct hwoffload_ring *ring = &hw->ring;
+	struct hwoffload_slot *slot;
+	u32 ndesc, index;
+	int ret;
+
+	ret = hwoffload_cipher_dma_map(hw, req);
+	if (ret)
+		return ret;
+	ndesc = 1 +
+		hwoffload_dma_data_descs(NULL, 0, rctx->bufs.src, rctx->bufs.dst, rctx->bufs.len) +
+		!!rctx->tail_len;
+	rctx->dma.ops = &hwoffload_cipher_dma_ops;
+	rctx->dma.times = &rctx->times;
+	ret = hwoffload_ring_reserve(hw, &rctx->dma, ndesc, offsetof(struct hwoffload_slot, ctx),
+				     sizeof(slot->ctx));
+	if (ret) {
+		hwoffload_cipher_dma_unmap(hw, req, false);
+		return ret;
+	}
+	index = rctx->dma.first_desc;
+	slot = hwoffload_ring_slot(ring, index++);
+	hwoffload_cipher_fill_ctx(req, &slot->ctx);
+	index += hwoffload_dma_data_descs(ring, index, rctx->bufs.src, rctx->bufs.dst,
+					  rctx->bufs.len);
+	if (rctx->tail_len) {
+		dma_addr_t tail_dma = hwoffload_ring_slot_dma(ring, rctx->dma.first_desc) +
+				      offsetof(struct hwoffload_slot, tail);
+
+		memcpy(slot->tail, rctx->tail, sizeof(slot->tail));
+		hwoffload_desc_fill(hwoffload_ring_desc(ring, index++), tail_dma, tail_dma,
+				    sizeof(slot->tail), HWE_DESC_DATA);
+	}
+	hwoffload_ring_publish(hw, &rctx->dma, index);
+	return 0;
+}
+
+/*
  * Start a request: PIO runs to the end, DMA is published (0) and the interrupt finishes it.
  * Once the device is being unbound, a request not started fails.
  */
@@ -117,8 +246,8 @@ static int hwoffload_skcipher_start(struct hwoffload_dev *hw, struct skcipher_re
 	if (READ_ONCE(hw->unbound))
 		return -ENODEV;
 	if (rctx->path == HWOFFLOAD_PATH_DMA)
-		return hwoffload_dma_submit(hw, req);
-	return hwoffload_pio_crypt(hw, req);
+		return hwoffload_cipher_dma(hw, req);
+	return hwoffload_cipher_pio(hw, req);
 }
 
 static int hwoffload_skcipher_crypt(struct skcipher_request *req, bool decrypt)
@@ -126,7 +255,6 @@ static int hwoffload_skcipher_crypt(struct skcipher_request *req, bool decrypt)
 	struct crypto_skcipher *tfm = crypto_skcipher_reqtfm(req);
 	struct hwoffload_tfm_ctx *ctx = crypto_skcipher_ctx(tfm);
 	struct hwoffload_req_ctx *rctx = skcipher_request_ctx(req);
-	struct hwoffload_alg *alg = hwoffload_alg_of(tfm);
 	struct hwoffload_dev *hw;
 	int ret;
 
@@ -142,7 +270,7 @@ static int hwoffload_skcipher_crypt(struct skcipher_request *req, bool decrypt)
 	rctx->req = req;
 	rctx->hw = hw;
 	rctx->decrypt = decrypt;
-	rctx->path = hwoffload_choose_path(hw, alg->path, alg->mode, req->cryptlen,
+	rctx->path = hwoffload_choose_path(hw, ctx->path, ctx->alg, req->cryptlen,
 					   HWOFFLOAD_STAT_AUTO_PIO, HWOFFLOAD_STAT_AUTO_DMA);
 	rctx->dma.sync = hwoffload_run_sync(hw, &req->base, rctx->path);
 	if (rctx->dma.sync) {
@@ -168,24 +296,6 @@ static int hwoffload_skcipher_encrypt(struct skcipher_request *req)
 static int hwoffload_skcipher_decrypt(struct skcipher_request *req)
 {
 	return hwoffload_skcipher_crypt(req, true);
-}
-
-/*
- * The engine is done with a queued request (by PIO, or by DMA from the interrupt) or a
- * synchronous DMA request, bottom halves off: its times go to debugfs "requests", and the
- * caller is told (a synchronous one returns the result and puts the device itself).
- */
-void hwoffload_cipher_done(struct hwoffload_dev *hw, struct skcipher_request *req, int err)
-{
-	struct hwoffload_req_ctx *rctx = skcipher_request_ctx(req);
-
-	hwoffload_cipher_log(hw, req, err);
-	if (rctx->dma.sync) {
-		complete(&rctx->dma.done);
-		return;
-	}
-	crypto_finalize_skcipher_request(hw->engine, req, err);
-	hwoffload_dev_put(hw);
 }
 
 /*
@@ -234,9 +344,15 @@ static int hwoffload_skcipher_setkey(struct crypto_skcipher *tfm, const u8 *key,
 static int hwoffload_skcipher_init(struct crypto_skcipher *tfm)
 {
 	struct hwoffload_tfm_ctx *ctx = crypto_skcipher_ctx(tfm);
-	struct hwoffload_alg *alg = hwoffload_alg_of(tfm);
+	struct skcipher_engine_alg *alg =
+		container_of(crypto_skcipher_alg(tfm), struct skcipher_engine_alg, base);
+	unsigned int i = alg - hwoffload_skciphers;
+	const struct hwoffload_mode_info *m = &hwoffload_modes[i / HWOFFLOAD_PATH_COUNT];
 
-	hwoffload_engine_tfm_init(&ctx->engine, &alg->engine_alg.op);
+	ctx->alg = m->alg;
+	ctx->path = i % HWOFFLOAD_PATH_COUNT;
+	ctx->hw_mode = m->hw_mode;
+	hwoffload_engine_tfm_init(&ctx->engine, &alg->op);
 	crypto_skcipher_set_reqsize(tfm, sizeof(struct hwoffload_req_ctx));
 	return hwoffload_tfm_attach(&ctx->generation, 0);
 }
@@ -266,14 +382,12 @@ void hwoffload_aes_alg_base_init(struct crypto_alg *base, const char *mode,
 	base->cra_module = THIS_MODULE;
 }
 
-static void hwoffload_alg_init(struct hwoffload_alg *alg, enum hwoffload_mode_index mode,
-			       enum hwoffload_path path)
+static void hwoffload_skcipher_alg_init(struct skcipher_engine_alg *alg,
+					const struct hwoffload_mode_info *m,
+					enum hwoffload_path path)
 {
-	const struct hwoffload_mode_info *m = &hwoffload_modes[mode];
-	struct skcipher_alg *skcipher = &alg->engine_alg.base;
+	struct skcipher_alg *skcipher = &alg->base;
 
-	alg->mode = mode;
-	alg->path = path;
 	hwoffload_aes_alg_base_init(&skcipher->base, m->name, path, m->blocksize,
 				    sizeof(struct hwoffload_tfm_ctx));
 	skcipher->min_keysize = AES_MIN_KEY_SIZE;
@@ -286,131 +400,28 @@ static void hwoffload_alg_init(struct hwoffload_alg *alg, enum hwoffload_mode_in
 	skcipher->decrypt = hwoffload_skcipher_decrypt;
 	skcipher->init = hwoffload_skcipher_init;
 	skcipher->exit = hwoffload_skcipher_exit;
-	alg->engine_alg.op.do_one_request = hwoffload_skcipher_do_one;
+	alg->op.do_one_request = hwoffload_skcipher_do_one;
 }
 
-/* The module's algorithms (hwoffload.h, "Lifetime"); registering is serialized by binding. */
-static struct hwoffload_alg hwoffload_algs[HWOFFLOAD_ALG_COUNT];
-static bool hwoffload_algs_registered;
-
-/*
- * Register the skciphers, the hashes if @hw has the hash unit and the AEADs if it has GCM, unless
- * they are already: their self-tests run on @hw.
- */
-int hwoffload_algs_register(struct hwoffload_dev *hw)
+static int hwoffload_skcipher_register(void)
 {
-	int i, ret;
+	unsigned int i;
 
-	for (i = 0; !hwoffload_algs_registered && i < HWOFFLOAD_ALG_COUNT; i++) {
-		hwoffload_alg_init(&hwoffload_algs[i], i / HWOFFLOAD_PATH_COUNT,
-				   i % HWOFFLOAD_PATH_COUNT);
-		ret = crypto_engine_register_skcipher(&hwoffload_algs[i].engine_alg);
-		if (ret) {
-			dev_err(hw->dev, "cannot register %s: %d\n",
-				hwoffload_algs[i].engine_alg.base.base.cra_driver_name, ret);
-			goto err_unregister;
-		}
-	}
-	hwoffload_algs_registered = true;
-	/* an engine without the hash unit or GCM still serves the rest */
-	if (hw->caps & HWE_CAP_HASH) {
-		ret = hwoffload_hash_register(hw);
-		if (ret)
-			return ret;
-	}
-	if (hw->caps & HWE_CAP_AES_GCM)
-		return hwoffload_aead_register(hw);
-	return 0;
-
-err_unregister:
-	while (i--)
-		crypto_engine_unregister_skcipher(&hwoffload_algs[i].engine_alg);
-	return ret;
+	for (i = 0; i < ARRAY_SIZE(hwoffload_skciphers); i++)
+		hwoffload_skcipher_alg_init(&hwoffload_skciphers[i],
+					    &hwoffload_modes[i / HWOFFLOAD_PATH_COUNT],
+					    i % HWOFFLOAD_PATH_COUNT);
+	return crypto_engine_register_skciphers(hwoffload_skciphers,
+						ARRAY_SIZE(hwoffload_skciphers));
 }
 
-/* At module exit: no transform is left. */
-void hwoffload_algs_unregister(void)
+static void hwoffload_skcipher_unregister(void)
 {
-	int i;
-
-	hwoffload_aead_unregister();
-	hwoffload_hash_unregister();
-	for (i = 0; hwoffload_algs_registered && i < HWOFFLOAD_ALG_COUNT; i++)
-		crypto_engine_unregister_skcipher(&hwoffload_algs[i].engine_alg);
+	crypto_engine_unregister_skciphers(hwoffload_skciphers, ARRAY_SIZE(hwoffload_skciphers));
 }
 
-/*
- * sysfs hwoffload/threshold_MODE, threshold_HASH and threshold_gcm: the largest request the auto
- * driver sends by PIO (for a hash, the bytes one engine request hashes: buffered ones included;
- * for gcm, AAD and data).
- */
-static unsigned int hwoffload_attr_mode(struct device_attribute *attr)
-{
-	return (uintptr_t)container_of(attr, struct dev_ext_attribute, attr)->var;
-}
-
-static ssize_t hwoffload_threshold_show(struct device *dev, struct device_attribute *attr,
-					char *buf)
-{
-	struct hwoffload_dev *hw = dev_get_drvdata(dev);
-
-	return sysfs_emit(buf, "%u\n", READ_ONCE(hw->threshold[hwoffload_attr_mode(attr)]));
-}
-
-static ssize_t hwoffload_threshold_store(struct device *dev, struct device_attribute *attr,
-					 const char *buf, size_t count)
-{
-	struct hwoffload_dev *hw = dev_get_drvdata(dev);
-	unsigned int val;
-	int ret = kstrtouint(buf, 0, &val);
-
-	if (ret)
-		return ret;
-	/* PIO does not split a GCM message: the auto driver sends only those that fit the FIFO */
-	if (hwoffload_attr_mode(attr) == HWOFFLOAD_THRESHOLD_GCM && val > HWE_FIFO_DEPTH)
-		return -EINVAL;
-	WRITE_ONCE(hw->threshold[hwoffload_attr_mode(attr)], val);
-	return count;
-}
-
-#define HWOFFLOAD_THRESHOLD_ATTR(mode, name)						\
-	static struct dev_ext_attribute hwoffload_attr_threshold_##name = {		\
-		__ATTR(threshold_##name, 0644, hwoffload_threshold_show,		\
-		       hwoffload_threshold_store),					\
-		(void *)(uintptr_t)(mode)						\
-	}
-
-HWOFFLOAD_THRESHOLD_ATTR(HWOFFLOAD_ECB, ecb);
-HWOFFLOAD_THRESHOLD_ATTR(HWOFFLOAD_CBC, cbc);
-HWOFFLOAD_THRESHOLD_ATTR(HWOFFLOAD_CTR, ctr);
-HWOFFLOAD_THRESHOLD_ATTR(HWOFFLOAD_THRESHOLD_HASH(HWOFFLOAD_MD5), md5);
-HWOFFLOAD_THRESHOLD_ATTR(HWOFFLOAD_THRESHOLD_HASH(HWOFFLOAD_SHA1), sha1);
-HWOFFLOAD_THRESHOLD_ATTR(HWOFFLOAD_THRESHOLD_HASH(HWOFFLOAD_SHA224), sha224);
-HWOFFLOAD_THRESHOLD_ATTR(HWOFFLOAD_THRESHOLD_HASH(HWOFFLOAD_SHA256), sha256);
-HWOFFLOAD_THRESHOLD_ATTR(HWOFFLOAD_THRESHOLD_HASH(HWOFFLOAD_SHA384), sha384);
-HWOFFLOAD_THRESHOLD_ATTR(HWOFFLOAD_THRESHOLD_HASH(HWOFFLOAD_SHA512), sha512);
-HWOFFLOAD_THRESHOLD_ATTR(HWOFFLOAD_THRESHOLD_GCM, gcm);
-
-static struct attribute *hwoffload_attrs[] = {
-	&hwoffload_attr_threshold_ecb.attr.attr,
-	&hwoffload_attr_threshold_cbc.attr.attr,
-	&hwoffload_attr_threshold_ctr.attr.attr,
-	&hwoffload_attr_threshold_md5.attr.attr,
-	&hwoffload_attr_threshold_sha1.attr.attr,
-	&hwoffload_attr_threshold_sha224.attr.attr,
-	&hwoffload_attr_threshold_sha256.attr.attr,
-	&hwoffload_attr_threshold_sha384.attr.attr,
-	&hwoffload_attr_threshold_sha512.attr.attr,
-	&hwoffload_attr_threshold_gcm.attr.attr,
-	NULL
-};
-
-static const struct attribute_group hwoffload_attr_group = {
-	.name = HWOFFLOAD_DRIVER_NAME,
-	.attrs = hwoffload_attrs,
-};
-
-const struct attribute_group *hwoffload_attr_groups[] = {
-	&hwoffload_attr_group,
-	NULL
+const struct hwoffload_alg_type hwoffload_skcipher_type = {
+	.name = "skcipher",
+	.register_algs = hwoffload_skcipher_register,
+	.unregister_algs = hwoffload_skcipher_unregister,
 };

@@ -4,8 +4,8 @@
  *
  * 6.6 moved do_one_request from a struct crypto_engine_ctx at the start of every tfm context
  * into the algorithm (struct skcipher_engine_alg / ahash_engine_alg / aead_engine_alg,
- * crypto_engine_register_skcipher / _ahash / _aead). The driver is written against the 6.6 form; on
- * older kernels this header provides that form on top of the old one.
+ * crypto_engine_register_skciphers / _ahashes / _aeads). The driver is written against the 6.6
+ * form; on older kernels this header provides that form on top of the old one.
  */
 #ifndef HWOFFLOAD_COMPAT_H
 #define HWOFFLOAD_COMPAT_H
@@ -70,35 +70,36 @@ static inline void hwoffload_engine_tfm_init(struct hwoffload_engine_tfm_ctx *ct
 	ctx->enginectx.op = *op;
 }
 
-static inline int crypto_engine_register_skcipher(struct skcipher_engine_alg *alg)
-{
-	return crypto_register_skcipher(&alg->base);
+/*
+ * The plural helpers of 6.6 on 6.1's registration of one algorithm: @algs[0..@count), unwound on
+ * failure.
+ */
+#define HWOFFLOAD_ENGINE_REGISTER_ALGS(type, types)					\
+static inline int crypto_engine_register_##types(struct type##_engine_alg *algs, int count) \
+{											\
+	int i, ret;									\
+											\
+	for (i = 0; i < count; i++) {							\
+		ret = crypto_register_##type(&algs[i].base);				\
+		if (ret)								\
+			goto err_unregister;						\
+	}										\
+	return 0;									\
+err_unregister:										\
+	while (i--)									\
+		crypto_unregister_##type(&algs[i].base);				\
+	return ret;									\
+}											\
+											\
+static inline void crypto_engine_unregister_##types(struct type##_engine_alg *algs, int count) \
+{											\
+	while (count--)									\
+		crypto_unregister_##type(&algs[count].base);				\
 }
 
-static inline void crypto_engine_unregister_skcipher(struct skcipher_engine_alg *alg)
-{
-	crypto_unregister_skcipher(&alg->base);
-}
-
-static inline int crypto_engine_register_ahash(struct ahash_engine_alg *alg)
-{
-	return crypto_register_ahash(&alg->base);
-}
-
-static inline void crypto_engine_unregister_ahash(struct ahash_engine_alg *alg)
-{
-	crypto_unregister_ahash(&alg->base);
-}
-
-static inline int crypto_engine_register_aead(struct aead_engine_alg *alg)
-{
-	return crypto_register_aead(&alg->base);
-}
-
-static inline void crypto_engine_unregister_aead(struct aead_engine_alg *alg)
-{
-	crypto_unregister_aead(&alg->base);
-}
+HWOFFLOAD_ENGINE_REGISTER_ALGS(skcipher, skciphers)
+HWOFFLOAD_ENGINE_REGISTER_ALGS(ahash, ahashes)
+HWOFFLOAD_ENGINE_REGISTER_ALGS(aead, aeads)
 
 #endif
 

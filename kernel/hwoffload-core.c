@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * hwoffload core: identification, bring-up and teardown, reset and recovery of the engine,
- * independent of the bus that carries it (hwoffload-pci.c is the PCI glue).
+ * hwoffload core: identification, the descriptor ring, bring-up and teardown, reset and
+ * recovery of the engine, independent of the bus that carries it (hwoffload-pci.c is the PCI
+ * glue), and the registration of the algorithms.
  *
- * Bring-up order: identify, latch the ring by a reset (hwoffload_core_init), the bus glue enables
- * MSI-X and requests the interrupt, then interrupts on, crypto_engine, debugfs and, last, the
- * device is bound behind the algorithms, which the first device registers (hwoffload_core_start):
- * their self-tests run through the engine at registration. Unbinding is the reverse
- * (hwoffload_core_stop): see "Lifetime" in hwoffload.h.
+ * Bring-up order: identify, allocate the ring and latch it by a reset (hwoffload_core_init), the
+ * bus glue enables MSI-X and requests the interrupt, then interrupts on, crypto_engine, debugfs
+ * and, last, the device is bound behind the algorithms, which the first device with the
+ * capabilities of a type registers (hwoffload_core_start): their self-tests run through the
+ * engine at registration. Unbinding is the reverse (hwoffload_core_stop): see "Lifetime" in
+ * hwoffload.h.
  */
 #include <linux/dma-mapping.h>
 #include <linux/iopoll.h>
@@ -79,6 +81,42 @@ int hwoffload_reset_locked(struct hwoffload_dev *hw)
 	return ret;
 }
 
+/*
+ * The descriptor ring and its slots, in coherent memory, written into the ring registers: the
+ * next reset latches them (ENGINE.md section 6).
+ */
+static int hwoffload_ring_init(struct hwoffload_dev *hw)
+{
+	struct hwoffload_ring *ring = &hw->ring;
+
+	BUILD_BUG_ON(sizeof(struct hwe_desc) != 32);
+	BUILD_BUG_ON(sizeof(struct hwe_aes_ctx) != 64);
+	BUILD_BUG_ON(!is_power_of_2(HWOFFLOAD_RING_ENTRIES) ||
+		     HWOFFLOAD_RING_ENTRIES > HWE_RING_MAX_ENTRIES);
+	BUILD_BUG_ON(HWOFFLOAD_MAX_DATA_DESCS + 2 > HWOFFLOAD_RING_ENTRIES);
+
+	/* Coherent allocations are page-aligned: more than HWE_RING_ALIGN. */
+	ring->desc = dmam_alloc_coherent(hw->dev, HWOFFLOAD_RING_ENTRIES * sizeof(*ring->desc),
+					 &ring->desc_dma, GFP_KERNEL);
+	if (!ring->desc)
+		return -ENOMEM;
+	ring->slots = dmam_alloc_coherent(hw->dev, HWOFFLOAD_RING_ENTRIES * sizeof(*ring->slots),
+					  &ring->slots_dma, GFP_KERNEL);
+	if (!ring->slots)
+		return -ENOMEM;
+	spin_lock_init(&ring->lock);
+	INIT_LIST_HEAD(&ring->pending);
+	init_waitqueue_head(&ring->space);
+	hw->dma_chain = true;
+
+	/* Go on from the HEAD a previous driver left: the reset makes CUR equal to it. */
+	ring->head = hwoffload_read(hw, HWE_REG_RING_HEAD);
+	ring->tail = ring->head;
+	hwoffload_write64(hw, HWE_REG_RING_BASE, ring->desc_dma);
+	hwoffload_write(hw, HWE_REG_RING_SIZE, HWOFFLOAD_RING_ENTRIES);
+	return 0;
+}
+
 int hwoffload_core_init(struct hwoffload_dev *hw)
 {
 	unsigned int i;
@@ -97,7 +135,7 @@ int hwoffload_core_init(struct hwoffload_dev *hw)
 	mutex_init(&hw->hw_lock);
 	INIT_DELAYED_WORK(&hw->timeout_work, hwoffload_dma_timeout_work);
 	hw->irq_cpu = -1;
-	for (i = 0; i < HWOFFLOAD_THRESHOLD_COUNT; i++)
+	for (i = 0; i < HWOFFLOAD_ALG_COUNT; i++)
 		hw->threshold[i] = HWOFFLOAD_DEFAULT_THRESHOLD;
 
 	/* A previous driver may have left sources enabled; MSI-X is not on yet. */
@@ -138,6 +176,53 @@ void hwoffload_core_exit(struct hwoffload_dev *hw)
 	mutex_unlock(&hw->hw_lock);
 }
 
+/* The algorithm types, in the order they register; each is registered once, for the module. */
+static const struct hwoffload_alg_type *const hwoffload_alg_types[] = {
+	&hwoffload_skcipher_type,
+	&hwoffload_hash_type,
+	&hwoffload_aead_type,
+};
+
+static bool hwoffload_alg_types_registered[ARRAY_SIZE(hwoffload_alg_types)];
+
+/*
+ * Register the types not registered yet whose capabilities @hw has: their self-tests run on
+ * @hw, the device bound. An engine without the hash unit or GCM still serves the rest, and a
+ * later one with them adds them. Serialized by binding: one device is bound at a time.
+ */
+static int hwoffload_algs_register(struct hwoffload_dev *hw)
+{
+	const struct hwoffload_alg_type *type;
+	unsigned int i;
+	int ret;
+
+	for (i = 0; i < ARRAY_SIZE(hwoffload_alg_types); i++) {
+		type = hwoffload_alg_types[i];
+		if (hwoffload_alg_types_registered[i] || (hw->caps & type->caps) != type->caps)
+			continue;
+		ret = type->register_algs();
+		if (ret) {
+			dev_err(hw->dev, "cannot register the %s algorithms: %d\n", type->name,
+				ret);
+			return ret;
+		}
+		hwoffload_alg_types_registered[i] = true;
+	}
+	return 0;
+}
+
+/* At module exit: no transform is left (hwoffload.h, "Lifetime"). */
+void hwoffload_algs_unregister(void)
+{
+	unsigned int i = ARRAY_SIZE(hwoffload_alg_types);
+
+	while (i--) {
+		if (hwoffload_alg_types_registered[i])
+			hwoffload_alg_types[i]->unregister_algs();
+		hwoffload_alg_types_registered[i] = false;
+	}
+}
+
 int hwoffload_core_start(struct hwoffload_dev *hw)
 {
 	int ret;
@@ -162,8 +247,13 @@ int hwoffload_core_start(struct hwoffload_dev *hw)
 	ret = hwoffload_bind(hw);
 	if (ret)
 		goto err_debugfs_exit;
+	ret = hwoffload_algs_register(hw);
+	if (ret)
+		goto err_unbind;
 	return 0;
 
+err_unbind:
+	hwoffload_unbind(hw);
 err_debugfs_exit:
 	hwoffload_debugfs_exit(hw);
 err_engine_exit:
@@ -180,165 +270,3 @@ void hwoffload_core_stop(struct hwoffload_dev *hw)
 	crypto_engine_exit(hw->engine);
 }
 
-/* The device behind the algorithms, if any; its generation is never 0. */
-static DEFINE_MUTEX(hwoffload_bind_lock); /* hwoffload_bound, hwoffload_generation, sessions */
-static struct hwoffload_dev __rcu *hwoffload_bound;
-static unsigned long hwoffload_generation;
-
-/*
- * Put @hw behind the algorithms, registering those not registered yet: the self-tests then
- * run on @hw. One engine at a time: the algorithms' names are the driver's.
- */
-int hwoffload_bind(struct hwoffload_dev *hw)
-{
-	int ret;
-
-	atomic_set(&hw->inflight, 0);
-	mutex_lock(&hwoffload_bind_lock);
-	if (rcu_access_pointer(hwoffload_bound)) {
-		mutex_unlock(&hwoffload_bind_lock);
-		dev_err(hw->dev, "another engine is bound: one at a time\n");
-		return -EBUSY;
-	}
-	hw->generation = ++hwoffload_generation;
-	rcu_assign_pointer(hwoffload_bound, hw);
-	mutex_unlock(&hwoffload_bind_lock);
-
-	ret = hwoffload_algs_register(hw);
-	if (ret)
-		hwoffload_unbind(hw);
-	return ret;
-}
-
-/*
- * Take @hw from behind the algorithms: the transforms attached to it lose it (their runtime PM
- * references go back now), requests not started fail with -ENODEV, started ones finish. On
- * return no request uses @hw any more.
- */
-void hwoffload_unbind(struct hwoffload_dev *hw)
-{
-	mutex_lock(&hwoffload_bind_lock);
-	RCU_INIT_POINTER(hwoffload_bound, NULL);
-	for (; hw->sessions; hw->sessions--)
-		pm_runtime_put_noidle(hw->dev);
-	mutex_unlock(&hwoffload_bind_lock);
-	WRITE_ONCE(hw->unbound, true);
-	/* after this, hwoffload_dev_get() no longer returns @hw */
-	synchronize_rcu();
-	wait_var_event(&hw->inflight, !atomic_read(&hw->inflight));
-}
-
-/*
- * A new transform attaches to the bound device, which must have @caps: it holds a runtime PM
- * reference on it until it is freed or the device is unbound. Its requests go to that device
- * only (hwoffload_dev_get).
- */
-int hwoffload_tfm_attach(unsigned long *generation, u32 caps)
-{
-	struct hwoffload_dev *hw;
-	int ret = -ENODEV;
-
-	mutex_lock(&hwoffload_bind_lock);
-	hw = rcu_dereference_protected(hwoffload_bound, lockdep_is_held(&hwoffload_bind_lock));
-	if (hw && (hw->caps & caps) == caps)
-		ret = pm_runtime_resume_and_get(hw->dev);
-	if (!ret) {
-		hw->sessions++;
-		*generation = hw->generation;
-	}
-	mutex_unlock(&hwoffload_bind_lock);
-	return ret;
-}
-
-/* A transform is freed: its runtime PM reference goes back, unless hwoffload_unbind() took it. */
-void hwoffload_tfm_detach(unsigned long generation)
-{
-	struct hwoffload_dev *hw;
-
-	mutex_lock(&hwoffload_bind_lock);
-	hw = rcu_dereference_protected(hwoffload_bound, lockdep_is_held(&hwoffload_bind_lock));
-	if (hw && hw->generation == generation) {
-		hw->sessions--;
-		pm_runtime_mark_last_busy(hw->dev);
-		pm_runtime_put_autosuspend(hw->dev);
-	}
-	mutex_unlock(&hwoffload_bind_lock);
-}
-
-/*
- * The device of a transform attached at @generation, for one request until hwoffload_dev_put(),
- * or NULL (-ENODEV) when it is unbound: a device bound since is a new session, which holds no
- * runtime PM reference of the transform's.
- */
-struct hwoffload_dev *hwoffload_dev_get(unsigned long generation)
-{
-	struct hwoffload_dev *hw;
-
-	rcu_read_lock();
-	hw = rcu_dereference(hwoffload_bound);
-	if (hw && hw->generation == generation)
-		atomic_inc(&hw->inflight);
-	else
-		hw = NULL;
-	rcu_read_unlock();
-	return hw;
-}
-
-/*
- * A request is finalized: after the last, hwoffload_unbind() returns (only @hw's address is
- * used).
- */
-void hwoffload_dev_put(struct hwoffload_dev *hw)
-{
-	if (atomic_dec_and_test(&hw->inflight))
-		wake_up_var(&hw->inflight);
-}
-
-/*
- * Whether a request on @path runs in its caller (hwoffload.h, "Synchronous requests"), counted
- * in pio_sync or dma_sync: both take hw_lock and may sleep, and a request handed to
- * crypto_engine before it starts first, as in the queue (a caller may chain requests through
- * one IV buffer without waiting for each). DMA also needs a caller that waits for the result
- * anyway: an AIO batch is published from the queue, where its requests chain into one walk.
- */
-bool hwoffload_run_sync(struct hwoffload_dev *hw, struct crypto_async_request *base,
-			enum hwoffload_path path)
-{
-	bool dma = path == HWOFFLOAD_PATH_DMA;
-
-	if (!(base->flags & CRYPTO_TFM_REQ_MAY_SLEEP) || (dma && base->complete != crypto_req_done))
-		return false;
-	/* acquire: what the last queued request wrote (its IV out) before it left the count */
-	if (atomic_read_acquire(&hw->queued))
-		return false;
-	hwoffload_stat_inc(hw, dma ? HWOFFLOAD_STAT_DMA_SYNC : HWOFFLOAD_STAT_PIO_SYNC);
-	return true;
-}
-
-/* A request of @hw is about to be handed to crypto_engine: queued until it starts. */
-void hwoffload_queue_enter(struct hwoffload_dev *hw)
-{
-	atomic_inc(&hw->queued);
-}
-
-/*
- * The hand-off's result @ret, returned: -EINPROGRESS, or -EBUSY (backlogged), and the request
- * is queued; any other and it is neither queued nor in flight.
- */
-int hwoffload_queue_result(struct hwoffload_dev *hw, int ret)
-{
-	if (ret != -EINPROGRESS && ret != -EBUSY) {
-		hwoffload_queue_leave(hw);
-		hwoffload_dev_put(hw);
-	}
-	return ret;
-}
-
-/*
- * A queued request has started (PIO done, DMA published) or failed to: requests after it may
- * run in their callers again.
- */
-void hwoffload_queue_leave(struct hwoffload_dev *hw)
-{
-	atomic_dec_return_release(&hw->queued);
-}

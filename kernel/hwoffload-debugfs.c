@@ -41,50 +41,10 @@
 
 static struct dentry *hwoffload_debugfs_root;
 
+#define HWOFFLOAD_STAT_NAME(stat, name)	[HWOFFLOAD_STAT_##stat] = name,
+
 static const char * const hwoffload_stat_names[HWOFFLOAD_STAT_COUNT] = {
-	[HWOFFLOAD_STAT_PIO_REQUESTS] = "pio_requests",
-	[HWOFFLOAD_STAT_PIO_BYTES] = "pio_bytes",
-	[HWOFFLOAD_STAT_PIO_CHUNKS] = "pio_chunks",
-	[HWOFFLOAD_STAT_PIO_ERRORS] = "pio_errors",
-	[HWOFFLOAD_STAT_PIO_TIMEOUTS] = "pio_timeouts",
-	[HWOFFLOAD_STAT_PIO_SYNC] = "pio_sync",
-	[HWOFFLOAD_STAT_DMA_REQUESTS] = "dma_requests",
-	[HWOFFLOAD_STAT_DMA_BYTES] = "dma_bytes",
-	[HWOFFLOAD_STAT_DMA_DESCS] = "dma_descs",
-	[HWOFFLOAD_STAT_DMA_ZERO_COPY] = "dma_zero_copy",
-	[HWOFFLOAD_STAT_DMA_BOUNCES] = "dma_bounces",
-	[HWOFFLOAD_STAT_DMA_BOUNCE_BYTES] = "dma_bounce_bytes",
-	[HWOFFLOAD_STAT_DMA_BOUNCE_MISALIGNED] = "dma_bounce_misaligned",
-	[HWOFFLOAD_STAT_DMA_BOUNCE_SEGMENTS] = "dma_bounce_segments",
-	[HWOFFLOAD_STAT_DMA_CTR_TAILS] = "dma_ctr_tails",
-	[HWOFFLOAD_STAT_DMA_ERRORS] = "dma_errors",
-	[HWOFFLOAD_STAT_DMA_TIMEOUTS] = "dma_timeouts",
-	[HWOFFLOAD_STAT_DMA_INTERRUPTS] = "dma_interrupts",
-	[HWOFFLOAD_STAT_DMA_CHAINS] = "dma_chains",
-	[HWOFFLOAD_STAT_DMA_CHAINED_REQUESTS] = "dma_chained_requests",
-	[HWOFFLOAD_STAT_DMA_CHAIN_MAX] = "dma_chain_max",
-	[HWOFFLOAD_STAT_DMA_LATE_COMPLETIONS] = "dma_late_completions",
-	[HWOFFLOAD_STAT_DMA_SYNC] = "dma_sync",
-	[HWOFFLOAD_STAT_AUTO_PIO] = "auto_pio",
-	[HWOFFLOAD_STAT_AUTO_DMA] = "auto_dma",
-	[HWOFFLOAD_STAT_HASH_PIO_REQUESTS] = "hash_pio_requests",
-	[HWOFFLOAD_STAT_HASH_PIO_BYTES] = "hash_pio_bytes",
-	[HWOFFLOAD_STAT_HASH_DMA_REQUESTS] = "hash_dma_requests",
-	[HWOFFLOAD_STAT_HASH_DMA_BYTES] = "hash_dma_bytes",
-	[HWOFFLOAD_STAT_HASH_AUTO_PIO] = "hash_auto_pio",
-	[HWOFFLOAD_STAT_HASH_AUTO_DMA] = "hash_auto_dma",
-	[HWOFFLOAD_STAT_HASH_BUFFERED] = "hash_buffered",
-	[HWOFFLOAD_STAT_GCM_PIO_REQUESTS] = "gcm_pio_requests",
-	[HWOFFLOAD_STAT_GCM_PIO_BYTES] = "gcm_pio_bytes",
-	[HWOFFLOAD_STAT_GCM_DMA_REQUESTS] = "gcm_dma_requests",
-	[HWOFFLOAD_STAT_GCM_DMA_BYTES] = "gcm_dma_bytes",
-	[HWOFFLOAD_STAT_GCM_AUTO_PIO] = "gcm_auto_pio",
-	[HWOFFLOAD_STAT_GCM_AUTO_DMA] = "gcm_auto_dma",
-	[HWOFFLOAD_STAT_GCM_TAG_MISMATCHES] = "gcm_tag_mismatches",
-	[HWOFFLOAD_STAT_RESETS] = "resets",
-	[HWOFFLOAD_STAT_RESET_FAILURES] = "reset_failures",
-	[HWOFFLOAD_STAT_PM_RESUMES] = "pm_resumes",
-	[HWOFFLOAD_STAT_PM_SUSPENDS] = "pm_suspends",
+	HWOFFLOAD_STATS(HWOFFLOAD_STAT_NAME)
 };
 
 static const struct hwoffload_reg_name {
@@ -125,9 +85,8 @@ static int hwoffload_stats_show(struct seq_file *m, void *unused)
 }
 DEFINE_SHOW_ATTRIBUTE(hwoffload_stats);
 
-/* From a request's caller (synchronous PIO) or, bottom halves off, from hwoffload_cipher_done. */
-void hwoffload_debugfs_log_request(struct hwoffload_dev *hw,
-				   const struct hwoffload_req_record *rec)
+/* From a request's caller (synchronous PIO) or, bottom halves off, from its completion. */
+void hwoffload_debugfs_log_request(struct hwoffload_dev *hw, const struct hwoffload_req_record *rec)
 {
 	struct hwoffload_req_log *log = &hw->req_log;
 	struct hwoffload_req_record *slot;
@@ -138,12 +97,6 @@ void hwoffload_debugfs_log_request(struct hwoffload_dev *hw,
 	slot->seq = ++log->seq;
 	spin_unlock_bh(&log->lock);
 }
-
-static const char * const hwoffload_path_names[HWOFFLOAD_PATH_COUNT] = {
-	[HWOFFLOAD_PATH_AUTO] = "auto",
-	[HWOFFLOAD_PATH_PIO] = "pio",
-	[HWOFFLOAD_PATH_DMA] = "dma",
-};
 
 static int hwoffload_requests_show(struct seq_file *m, void *unused)
 {
@@ -164,7 +117,7 @@ static int hwoffload_requests_show(struct seq_file *m, void *unused)
 	for (; first < seq; first++) {
 		r = &copy[first % HWOFFLOAD_REQ_LOG];
 		seq_printf(m, "%llu %s %u %d %d %llu %llu %llu %llu %llu %llu %llu\n", r->seq,
-			   hwoffload_path_names[r->path], r->len, r->decrypt, r->err,
+			   hwoffload_paths[r->path].name, r->len, r->decrypt, r->err,
 			   r->times.enter, r->times.start, r->times.doorbell, r->times.seen,
 			   r->times.thread, r->times.done, r->times.engine_ns);
 	}

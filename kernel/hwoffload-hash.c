@@ -13,13 +13,10 @@
  * sits at 0 and the kernel refuses a negative priority, so the md5 drivers are at 0 too: a tie,
  * which the lookup of the bare name resolves to the driver registered last.
  *
- * hmac(HASH) comes on the same three paths, as drivers named hmac(HASH-hwoffload[-pio|-dma]): the
- * kernel's hmac template (before 6.16) takes only synchronous hashes and cannot be built over
- * these, so the driver does HMAC itself, as omap-sham and CESA do. setkey() derives the
- * chaining states after the ipad and opad blocks with the generic C hash (a block each, once
- * per key); a stream starts from the ipad state, and its final request runs the outer hash
- * from the opad state over the inner digest on the engine, in the same PIO round or DMA
- * publication.
+ * hmac(HASH) comes on the same three paths, as drivers named hmac(HASH-hwoffload[-pio|-dma]),
+ * their keys set up by hwoffload-hmac.c: a stream starts from the ipad state, and its final
+ * request runs the outer hash from the opad state over the inner digest on the engine, in the
+ * same PIO round or DMA publication.
  *
  * The unit keeps no stream between requests: every request carries the stream's length and
  * chaining state in and gets them back, so any number of streams share the engine, and
@@ -31,89 +28,59 @@
  * the crypto_engine queue, as the skciphers' do (hwoffload-cipher.c); AF_ALG's hash sockets do
  * not say their caller may sleep, so theirs go through crypto_engine.
  */
-#include <crypto/hmac.h>
 #include <crypto/md5.h>
 #include <crypto/sha1.h>
 #include <crypto/sha2.h>
+#include <linux/dma-mapping.h>
 #include <linux/module.h>
 #include <linux/scatterlist.h>
 
 #include "hwoffload.h"
 
-static const struct hwoffload_hash_info {
-	const char *name;
-	u32 hw_alg;
-	unsigned int digestsize;
-	unsigned int blocksize;
-	int generic_priority;		/* the kernel's generic C driver's */
-	/* the chaining words, as the generic driver exports them (native) and the engine keeps */
-	unsigned int words;
-	unsigned int word_size;
-	bool little_endian;
-} hwoffload_hashes[HWOFFLOAD_HASH_COUNT] = {
-	[HWOFFLOAD_MD5] = { "md5", HWE_HASH_MD5, MD5_DIGEST_SIZE, MD5_HMAC_BLOCK_SIZE, 0, 4, 4,
-			true },
-	[HWOFFLOAD_SHA1] = { "sha1", HWE_HASH_SHA1, SHA1_DIGEST_SIZE, SHA1_BLOCK_SIZE, 100, 5, 4 },
-	[HWOFFLOAD_SHA224] = { "sha224", HWE_HASH_SHA224, SHA224_DIGEST_SIZE, SHA224_BLOCK_SIZE,
-			   100, 8, 4 },
-	[HWOFFLOAD_SHA256] = { "sha256", HWE_HASH_SHA256, SHA256_DIGEST_SIZE, SHA256_BLOCK_SIZE,
-			   100, 8, 4 },
-	[HWOFFLOAD_SHA384] = { "sha384", HWE_HASH_SHA384, SHA384_DIGEST_SIZE, SHA384_BLOCK_SIZE,
-			   100, 8, 8 },
-	[HWOFFLOAD_SHA512] = { "sha512", HWE_HASH_SHA512, SHA512_DIGEST_SIZE, SHA512_BLOCK_SIZE,
-			   100, 8, 8 },
+static const struct hwoffload_hash_info hwoffload_hashes[] = {
+#define HWOFFLOAD_HASH_INFO(name, hw_alg, digestsize, blocksize, generic_priority, words,	\
+			    word_size, little_endian)						\
+	{ #name, HWOFFLOAD_ALG_##name, hw_alg, digestsize, blocksize, generic_priority, words,	\
+	  word_size, little_endian },
+	HWOFFLOAD_ALGS(HWOFFLOAD_ALG_NONE, HWOFFLOAD_HASH_INFO, HWOFFLOAD_ALG_NONE)
+#undef HWOFFLOAD_HASH_INFO
 };
 
-static const struct hwoffload_hash_path_info {
-	const char *suffix;
-	int below_generic;
-	u32 flags;
-} hwoffload_hash_paths[HWOFFLOAD_PATH_COUNT] = {
-	/* DMA may allocate a bounce list per request */
-	[HWOFFLOAD_PATH_AUTO] = { "", 10, CRYPTO_ALG_ALLOCATES_MEMORY },
-	[HWOFFLOAD_PATH_DMA] = { "-dma", 20, CRYPTO_ALG_ALLOCATES_MEMORY },
-	[HWOFFLOAD_PATH_PIO] = { "-pio", 30, 0 },
-};
+/*
+ * The module's ahashes (hwoffload.h, "Lifetime"): the plain hashes, then the HMACs, each hash
+ * on every path.
+ */
+static struct ahash_engine_alg
+	hwoffload_ahashes[2 * ARRAY_SIZE(hwoffload_hashes) * HWOFFLOAD_PATH_COUNT];
 
-/* the plain hashes, then the HMACs */
-#define HWOFFLOAD_HASH_ALG_COUNT	(2 * HWOFFLOAD_HASH_COUNT * HWOFFLOAD_PATH_COUNT)
-
-static struct hwoffload_hash_alg *hwoffload_hash_alg_of(struct crypto_ahash *tfm)
+static struct hwoffload_hash_tfm_ctx *hwoffload_hash_ctx(struct ahash_request *req)
 {
-	return container_of(__crypto_ahash_alg(crypto_ahash_tfm(tfm)->__crt_alg),
-			    struct hwoffload_hash_alg, engine_alg.base);
+	return crypto_ahash_ctx(crypto_ahash_reqtfm(req));
 }
 
-static struct hwoffload_hash_alg *hwoffload_hash_req_alg(struct ahash_request *req)
-{
-	return hwoffload_hash_alg_of(crypto_ahash_reqtfm(req));
-}
-
-unsigned int hwoffload_hash_blocksize(struct ahash_request *req)
+static unsigned int hwoffload_hash_blocksize(struct ahash_request *req)
 {
 	return crypto_ahash_blocksize(crypto_ahash_reqtfm(req));
 }
 
-unsigned int hwoffload_hash_digestsize(struct ahash_request *req)
+static unsigned int hwoffload_hash_digestsize(struct ahash_request *req)
 {
 	return crypto_ahash_digestsize(crypto_ahash_reqtfm(req));
 }
 
 /* The opad state the outer hash starts from, if this is an HMAC's final request; else NULL. */
-const u8 *hwoffload_hash_outer_state(struct ahash_request *req)
+static const u8 *hwoffload_hash_outer_state(struct ahash_request *req)
 {
 	struct hwoffload_hash_req_ctx *rctx = ahash_request_ctx(req);
-	struct hwoffload_hash_tfm_ctx *ctx = crypto_ahash_ctx(crypto_ahash_reqtfm(req));
 
-	return rctx->hmac_final ? ctx->opad_state : NULL;
+	return rctx->hmac_final ? hwoffload_hash_ctx(req)->opad_state : NULL;
 }
 
 /* HASH_CFG of a request, or of its @first and @last FIFO loads when PIO splits it. */
-u32 hwoffload_hash_cfg(struct ahash_request *req, bool first, bool last)
+static u32 hwoffload_hash_cfg(struct ahash_request *req, bool first, bool last)
 {
 	struct hwoffload_hash_req_ctx *rctx = ahash_request_ctx(req);
-	u32 cfg = HWE_CFG(HWE_UNIT_HASH, hwoffload_hashes[hwoffload_hash_req_alg(req)->hash].hw_alg,
-			  0, 0);
+	u32 cfg = HWE_CFG(HWE_UNIT_HASH, hwoffload_hash_ctx(req)->info->hw_alg, 0, 0);
 
 	if (first && !rctx->st.started)
 		cfg |= HWE_HASH_INIT;
@@ -123,7 +90,8 @@ u32 hwoffload_hash_cfg(struct ahash_request *req, bool first, bool last)
 }
 
 /* Bytes @off..@off + @len of what the engine hashes for this request: st.buf, then req->src. */
-void hwoffload_hash_copy(struct ahash_request *req, void *buf, unsigned int off, unsigned int len)
+static void hwoffload_hash_copy(struct ahash_request *req, void *buf, unsigned int off,
+				unsigned int len)
 {
 	struct hwoffload_hash_req_ctx *rctx = ahash_request_ctx(req);
 	unsigned int n;
@@ -167,7 +135,7 @@ static void hwoffload_hash_end(struct ahash_request *req, int err)
  * The engine is done with a queued request (by PIO, or by DMA from the interrupt thread) or a
  * synchronous DMA request, bottom halves off: the caller is told, as hwoffload_cipher_done().
  */
-void hwoffload_hash_done(struct hwoffload_dev *hw, struct ahash_request *req, int err)
+static void hwoffload_hash_done(struct hwoffload_dev *hw, struct ahash_request *req, int err)
 {
 	struct hwoffload_hash_req_ctx *rctx = ahash_request_ctx(req);
 
@@ -181,6 +149,225 @@ void hwoffload_hash_done(struct hwoffload_dev *hw, struct ahash_request *req, in
 }
 
 /*
+ * By PIO (ENGINE.md section 11, PIO form): restore the stream into the hash registers, feed
+ * st.buf and then req->src FIFO load by FIFO load (each a whole number of blocks, as FIFO_DEPTH
+ * is; only the last may be partial, and only that one is FINAL), and save the length and state
+ * back; for an HMAC's final request, then the outer hash. On failure the request context keeps
+ * the state from before.
+ */
+static int hwoffload_hash_pio(struct hwoffload_dev *hw, struct ahash_request *req)
+{
+	struct hwoffload_hash_req_ctx *rctx = ahash_request_ctx(req);
+	unsigned int total = rctx->st.buflen + rctx->src_len, off = 0, len;
+	const u8 *outer = hwoffload_hash_outer_state(req);
+	int ret;
+
+	BUILD_BUG_ON(HWE_FIFO_DEPTH % HWE_HASH_BLOCK_MAX);
+
+	ret = hwoffload_pio_take(hw, HWE_UNIT_HASH);
+	if (ret)
+		goto out_count;
+	hwoffload_write64(hw, HWE_REG_HASH_LEN_LO, rctx->st.len_lo);
+	hwoffload_write64(hw, HWE_REG_HASH_LEN_HI, rctx->st.len_hi);
+	memcpy(hw->regs + HWE_REG_HASH_STATE, rctx->st.state, HWE_HASH_STATE_SIZE);
+	/* a FINAL request may be empty: one load of 0 bytes then */
+	do {
+		len = min(total - off, HWE_FIFO_DEPTH);
+		hwoffload_write(hw, HWE_REG_HASH_CFG,
+				hwoffload_hash_cfg(req, !off, off + len == total));
+		hwoffload_hash_copy(req, hw->regs + HWE_FIFO_IN, off, len);
+		ret = hwoffload_pio_run(hw, len, NULL);
+		off += len;
+	} while (!ret && off < total);
+	if (!ret && outer) {
+		/* HMAC: the outer hash, from the opad state, over the inner digest */
+		memcpy(hw->regs + HWE_FIFO_IN, hw->regs + HWE_REG_HASH_STATE,
+		       hwoffload_hash_digestsize(req));
+		hwoffload_write64(hw, HWE_REG_HASH_LEN_LO, hwoffload_hash_blocksize(req));
+		hwoffload_write64(hw, HWE_REG_HASH_LEN_HI, 0);
+		memcpy(hw->regs + HWE_REG_HASH_STATE, outer, HWE_HASH_STATE_SIZE);
+		hwoffload_write(hw, HWE_REG_HASH_CFG, hwoffload_hash_cfg(req, false, true));
+		ret = hwoffload_pio_run(hw, hwoffload_hash_digestsize(req), NULL);
+	}
+	if (!ret) {
+		rctx->st.len_lo = hwoffload_read64(hw, HWE_REG_HASH_LEN_LO);
+		rctx->st.len_hi = hwoffload_read64(hw, HWE_REG_HASH_LEN_HI);
+		memcpy(rctx->st.state, hw->regs + HWE_REG_HASH_STATE, HWE_HASH_STATE_SIZE);
+	}
+	hwoffload_pio_release(hw);
+out_count:
+	hwoffload_pio_count(hw, ret, HWOFFLOAD_STAT_HASH_PIO_REQUESTS,
+			    HWOFFLOAD_STAT_HASH_PIO_BYTES, total);
+	return ret;
+}
+
+/*
+ * A request's data for DMA: zero-copy on req->src when nothing is buffered and the list follows
+ * the rule (whole blocks but the last of a FINAL request), else st.buf and req->src copied into
+ * a bounce list, whose pages are whole blocks.
+ */
+static int hwoffload_hash_dma_map(struct hwoffload_dev *hw, struct ahash_request *req)
+{
+	struct hwoffload_hash_req_ctx *rctx = ahash_request_ctx(req);
+	unsigned int total = rctx->st.buflen + rctx->src_len, off;
+	struct scatterlist *b;
+	int nents = -EINVAL;
+	int ret;
+
+	rctx->bounce.sgl = NULL;
+	rctx->src_nents = 0;
+	if (!total)
+		return 0;
+	if (!rctx->st.buflen)
+		nents = hwoffload_sg_dma_nents(hw->dev, req->src, total,
+					       hwoffload_hash_blocksize(req));
+	if (nents > HWOFFLOAD_MAX_DATA_DESCS) {
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_BOUNCE_SEGMENTS);
+	} else if (nents > 0) {
+		if (!dma_map_sg(hw->dev, req->src, nents, DMA_TO_DEVICE))
+			return -ENOMEM;
+		rctx->src_nents = nents;
+		rctx->dma_src = req->src;
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_ZERO_COPY);
+		return 0;
+	} else {
+		/* bytes buffered in front count too: the data then starts mid-block */
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_BOUNCE_MISALIGNED);
+	}
+	ret = hwoffload_bounce_alloc(&rctx->bounce, total, hwoffload_req_gfp(&req->base));
+	if (ret)
+		return ret;
+	for (b = rctx->bounce.sgl, off = 0; off < total; off += b->length, b = sg_next(b))
+		hwoffload_hash_copy(req, sg_virt(b), off, min(b->length, total - off));
+	ret = hwoffload_bounce_map(hw, &rctx->bounce, DMA_TO_DEVICE);
+	if (ret)
+		return ret;
+	rctx->dma_src = rctx->bounce.sgl;
+	hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_BOUNCES);
+	hwoffload_stat_add(hw, HWOFFLOAD_STAT_DMA_BOUNCE_BYTES, total);
+	return 0;
+}
+
+static void hwoffload_hash_dma_unmap(struct hwoffload_dev *hw, struct ahash_request *req)
+{
+	struct hwoffload_hash_req_ctx *rctx = ahash_request_ctx(req);
+
+	if (rctx->bounce.sgl)
+		hwoffload_bounce_free(hw, &rctx->bounce, DMA_TO_DEVICE, NULL, 0);
+	else if (rctx->src_nents)
+		dma_unmap_sg(hw->dev, req->src, rctx->src_nents, DMA_TO_DEVICE);
+}
+
+/* The written-back record: the outer one of an HMAC (its slot wiped of the opad state too). */
+static void hwoffload_hash_collect(struct hwoffload_dev *hw, struct hwoffload_dma_req *dreq,
+				   struct hwoffload_slot *slot)
+{
+	struct hwoffload_hash_req_ctx *rctx =
+		container_of(dreq, struct hwoffload_hash_req_ctx, dma);
+	struct hwoffload_slot *outer = NULL;
+
+	if (rctx->hmac_final) {
+		outer = hwoffload_ring_slot(&hw->ring, rctx->outer_desc);
+		slot = outer;
+	}
+	if (!dreq->err) {
+		rctx->st.len_lo = le64_to_cpu(slot->hash.len_lo);
+		rctx->st.len_hi = le64_to_cpu(slot->hash.len_hi);
+		memcpy(rctx->st.state, slot->hash.state, sizeof(rctx->st.state));
+	}
+	if (outer)
+		memzero_explicit(outer, sizeof(*outer));
+}
+
+static void hwoffload_hash_finish(struct hwoffload_dev *hw, struct hwoffload_dma_req *dreq)
+{
+	struct hwoffload_hash_req_ctx *rctx =
+		container_of(dreq, struct hwoffload_hash_req_ctx, dma);
+
+	hwoffload_hash_dma_unmap(hw, rctx->req);
+	if (dreq->err) {
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DMA_ERRORS);
+	} else {
+		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_HASH_DMA_REQUESTS);
+		hwoffload_stat_add(hw, HWOFFLOAD_STAT_HASH_DMA_BYTES,
+				   rctx->st.buflen + rctx->src_len);
+	}
+	hwoffload_hash_done(hw, rctx->req, dreq->err);
+}
+
+static const struct hwoffload_dma_ops hwoffload_hash_dma_ops = {
+	.collect = hwoffload_hash_collect,
+	.finish = hwoffload_hash_finish,
+};
+
+/* A hash record: the stream's @len_lo bytes hashed into @state, to go on as @cfg says. */
+static void hwoffload_hash_fill_rec(struct hwe_hash_ctx *rec, u32 cfg, u64 len_lo, u64 len_hi,
+				    const u8 *state)
+{
+	rec->cfg = cpu_to_le32(cfg);
+	memset(rec->reserved, 0, sizeof(rec->reserved));
+	rec->len_lo = cpu_to_le64(len_lo);
+	rec->len_hi = cpu_to_le64(len_hi);
+	memcpy(rec->state, state, sizeof(rec->state));
+}
+
+/*
+ * By DMA (ENGINE.md section 11, DMA form): LOAD_CTX of the hash record and DATA descriptors
+ * without a destination. The final request of an HMAC is two requests published together: the
+ * inner one, then the outer one from the opad state over the inner digest, read by the engine
+ * from the inner record it has just written back (descriptors run in order).
+ */
+static int hwoffload_hash_dma(struct hwoffload_dev *hw, struct ahash_request *req)
+{
+	struct hwoffload_hash_req_ctx *rctx = ahash_request_ctx(req);
+	unsigned int total = rctx->st.buflen + rctx->src_len;
+	const u8 *outer = hwoffload_hash_outer_state(req);
+	struct hwoffload_ring *ring = &hw->ring;
+	u32 ndesc, index, first;
+	int ret;
+
+	BUILD_BUG_ON(sizeof(struct hwe_hash_ctx) != 96);
+	/* the inner digest is DMA'd from the record: 16-byte aligned */
+	BUILD_BUG_ON(!IS_ALIGNED(offsetof(struct hwoffload_slot, hash.state), HWE_DMA_ALIGN));
+	ret = hwoffload_hash_dma_map(hw, req);
+	if (ret)
+		return ret;
+	/* an empty FINAL request is its LOAD_CTX alone */
+	ndesc = 1 + (total ? hwoffload_dma_data_descs(NULL, 0, rctx->dma_src, NULL, total) : 0);
+	rctx->dma.ops = &hwoffload_hash_dma_ops;
+	rctx->dma.times = NULL;
+	ret = hwoffload_ring_reserve(hw, &rctx->dma, ndesc + (outer ? 2 : 0),
+				     offsetof(struct hwoffload_slot, hash),
+				     sizeof(struct hwe_hash_ctx));
+	if (ret) {
+		hwoffload_hash_dma_unmap(hw, req);
+		return ret;
+	}
+	first = rctx->dma.first_desc;
+	index = first + 1;
+	hwoffload_hash_fill_rec(&hwoffload_ring_slot(ring, first)->hash,
+				hwoffload_hash_cfg(req, true, true), rctx->st.len_lo,
+				rctx->st.len_hi, rctx->st.state);
+	if (total)
+		index += hwoffload_dma_data_descs(ring, index, rctx->dma_src, NULL, total);
+	if (outer) {
+		hwoffload_ring_desc(ring, index - 1)->flags |= cpu_to_le32(HWE_DESC_END_OF_REQ);
+		rctx->outer_desc = index;
+		hwoffload_ring_load_ctx(ring, index, offsetof(struct hwoffload_slot, hash),
+					sizeof(struct hwe_hash_ctx));
+		hwoffload_hash_fill_rec(&hwoffload_ring_slot(ring, index++)->hash,
+					hwoffload_hash_cfg(req, false, true),
+					hwoffload_hash_blocksize(req), 0, outer);
+		hwoffload_desc_fill(hwoffload_ring_desc(ring, index++),
+				    hwoffload_ring_slot_dma(ring, first) +
+					    offsetof(struct hwoffload_slot, hash.state),
+				    0, hwoffload_hash_digestsize(req), HWE_DESC_DATA);
+	}
+	hwoffload_ring_publish(hw, &rctx->dma, index);
+	return 0;
+}
+
+/*
  * Start a request, as hwoffload_skcipher_start(): PIO runs to the end, DMA is published (0)
  * and the interrupt finishes it; once the device is being unbound, it fails.
  */
@@ -191,26 +378,18 @@ static int hwoffload_hash_start(struct hwoffload_dev *hw, struct ahash_request *
 	if (READ_ONCE(hw->unbound))
 		return -ENODEV;
 	if (rctx->path == HWOFFLOAD_PATH_DMA)
-		return hwoffload_dma_submit_hash(hw, req);
-	return hwoffload_pio_hash(hw, req);
-}
-
-/* The device of the request's transform (hwoffload_dev_get), or NULL. */
-static struct hwoffload_dev *hwoffload_hash_dev_get(struct ahash_request *req)
-{
-	struct hwoffload_hash_tfm_ctx *ctx = crypto_ahash_ctx(crypto_ahash_reqtfm(req));
-
-	return hwoffload_dev_get(ctx->generation);
+		return hwoffload_hash_dma(hw, req);
+	return hwoffload_hash_pio(hw, req);
 }
 
 /* A new stream; an HMAC's starts after its ipad block. */
 static int hwoffload_hash_init(struct ahash_request *req)
 {
 	struct hwoffload_hash_req_ctx *rctx = ahash_request_ctx(req);
-	struct hwoffload_hash_tfm_ctx *ctx = crypto_ahash_ctx(crypto_ahash_reqtfm(req));
+	struct hwoffload_hash_tfm_ctx *ctx = hwoffload_hash_ctx(req);
 
 	memset(&rctx->st, 0, sizeof(rctx->st));
-	if (hwoffload_hash_req_alg(req)->hmac) {
+	if (ctx->hmac) {
 		rctx->st.started = 1;
 		rctx->st.len_lo = hwoffload_hash_blocksize(req);
 		memcpy(rctx->st.state, ctx->ipad_state, sizeof(rctx->st.state));
@@ -226,8 +405,8 @@ static int hwoffload_hash_enqueue(struct ahash_request *req, unsigned int src_le
 				  unsigned int keep, bool final)
 {
 	struct hwoffload_hash_req_ctx *rctx = ahash_request_ctx(req);
-	struct hwoffload_hash_alg *alg = hwoffload_hash_req_alg(req);
-	struct hwoffload_dev *hw = hwoffload_hash_dev_get(req);
+	struct hwoffload_hash_tfm_ctx *ctx = hwoffload_hash_ctx(req);
+	struct hwoffload_dev *hw = hwoffload_dev_get(ctx->generation);
 	int ret;
 
 	if (!hw)
@@ -235,12 +414,12 @@ static int hwoffload_hash_enqueue(struct ahash_request *req, unsigned int src_le
 	rctx->req = req;
 	rctx->hw = hw;
 	rctx->final = final;
-	rctx->hmac_final = final && alg->hmac;
+	rctx->hmac_final = final && ctx->hmac;
 	rctx->src_len = src_len;
 	rctx->keep = keep;
-	rctx->path = hwoffload_choose_path(hw, alg->path, HWOFFLOAD_THRESHOLD_HASH(alg->hash),
-					   rctx->st.buflen + src_len, HWOFFLOAD_STAT_HASH_AUTO_PIO,
-					   HWOFFLOAD_STAT_HASH_AUTO_DMA);
+	rctx->path =
+		hwoffload_choose_path(hw, ctx->path, ctx->info->alg, rctx->st.buflen + src_len,
+				      HWOFFLOAD_STAT_HASH_AUTO_PIO, HWOFFLOAD_STAT_HASH_AUTO_DMA);
 	rctx->dma.sync = hwoffload_run_sync(hw, &req->base, rctx->path);
 	if (rctx->dma.sync) {
 		ret = hwoffload_hash_start(hw, req);
@@ -269,7 +448,7 @@ static int hwoffload_hash_update(struct ahash_request *req)
 	 * fails all the same without the device, as the stream cannot end.
 	 */
 	if (total <= bs) {
-		hw = hwoffload_hash_dev_get(req);
+		hw = hwoffload_dev_get(hwoffload_hash_ctx(req)->generation);
 		if (!hw)
 			return -ENODEV;
 		if (req->nbytes)
@@ -320,60 +499,6 @@ static int hwoffload_hash_import(struct ahash_request *req, const void *in)
 	return 0;
 }
 
-/* The chaining state after one block of @key ^ @fill, in the engine's layout (ENGINE.md s11). */
-static int hwoffload_hmac_pad_state(struct shash_desc *desc, const struct hwoffload_hash_info *h,
-				    const u8 *key, u8 fill, u8 *state)
-{
-	union {
-		struct md5_state md5;
-		struct sha1_state sha1;
-		struct sha256_state sha256;
-		struct sha512_state sha512;
-	} exported;
-	u8 block[HWE_HASH_BLOCK_MAX];
-	unsigned int i;
-	int ret;
-
-	for (i = 0; i < h->blocksize; i++)
-		block[i] = key[i] ^ fill;
-	ret = crypto_shash_init(desc) ?: crypto_shash_update(desc, block, h->blocksize) ?:
-	      crypto_shash_export(desc, &exported);
-	memset(state, 0, HWE_HASH_STATE_SIZE);
-	/* the state words lead every generic export */
-	for (i = 0; !ret && i < h->words; i++) {
-		if (h->word_size == 8)
-			put_unaligned_be64(((u64 *)&exported)[i], state + 8 * i);
-		else if (h->little_endian)
-			put_unaligned_le32(((u32 *)&exported)[i], state + 4 * i);
-		else
-			put_unaligned_be32(((u32 *)&exported)[i], state + 4 * i);
-	}
-	memzero_explicit(block, sizeof(block));
-	memzero_explicit(&exported, sizeof(exported));
-	return ret;
-}
-
-static int hwoffload_hmac_setkey(struct crypto_ahash *tfm, const u8 *key, unsigned int keylen)
-{
-	struct hwoffload_hash_tfm_ctx *ctx = crypto_ahash_ctx(tfm);
-	const struct hwoffload_hash_info *h = &hwoffload_hashes[hwoffload_hash_alg_of(tfm)->hash];
-	u8 pad[HWE_HASH_BLOCK_MAX] = { 0 };
-	int ret = 0;
-
-	SHASH_DESC_ON_STACK(desc, ctx->generic);
-	desc->tfm = ctx->generic;
-	/* a key longer than a block is its digest (RFC 2104) */
-	if (keylen > h->blocksize)
-		ret = crypto_shash_tfm_digest(ctx->generic, key, keylen, pad);
-	else
-		memcpy(pad, key, keylen);
-	ret = ret ?: hwoffload_hmac_pad_state(desc, h, pad, HMAC_IPAD_VALUE, ctx->ipad_state);
-	ret = ret ?: hwoffload_hmac_pad_state(desc, h, pad, HMAC_OPAD_VALUE, ctx->opad_state);
-	memzero_explicit(pad, sizeof(pad));
-	shash_desc_zero(desc);
-	return ret;
-}
-
 /* In the crypto_engine thread, as hwoffload_skcipher_do_one(). */
 static int hwoffload_hash_do_one(struct crypto_engine *engine, void *areq)
 {
@@ -397,20 +522,21 @@ static int hwoffload_hash_do_one(struct crypto_engine *engine, void *areq)
 static int hwoffload_hash_init_tfm(struct crypto_ahash *tfm)
 {
 	struct hwoffload_hash_tfm_ctx *ctx = crypto_ahash_ctx(tfm);
-	struct hwoffload_hash_alg *alg = hwoffload_hash_alg_of(tfm);
-	char generic[CRYPTO_MAX_ALG_NAME];
+	struct ahash_engine_alg *alg =
+		container_of(__crypto_ahash_alg(crypto_ahash_tfm(tfm)->__crt_alg),
+			     struct ahash_engine_alg, base);
+	unsigned int i = alg - hwoffload_ahashes;
 	int ret;
 
-	hwoffload_engine_tfm_init(&ctx->engine, &alg->engine_alg.op);
+	ctx->info = &hwoffload_hashes[i / HWOFFLOAD_PATH_COUNT % ARRAY_SIZE(hwoffload_hashes)];
+	ctx->path = i % HWOFFLOAD_PATH_COUNT;
+	ctx->hmac = i >= ARRAY_SIZE(hwoffload_ahashes) / 2;
+	hwoffload_engine_tfm_init(&ctx->engine, &alg->op);
 	crypto_ahash_set_reqsize(tfm, sizeof(struct hwoffload_hash_req_ctx));
 	ctx->generic = NULL;
-	if (alg->hmac) {
-		/* by driver name: its export format is the one hwoffload_hmac_pad_state() reads */
-		snprintf(generic, sizeof(generic), "%s-generic", hwoffload_hashes[alg->hash].name);
-		ctx->generic = crypto_alloc_shash(generic, 0, 0);
-		if (IS_ERR(ctx->generic))
-			return PTR_ERR(ctx->generic);
-	}
+	ret = ctx->hmac ? hwoffload_hmac_init_tfm(ctx) : 0;
+	if (ret)
+		return ret;
 	ret = hwoffload_tfm_attach(&ctx->generation, HWE_CAP_HASH);
 	if (ret)
 		crypto_free_shash(ctx->generic);
@@ -428,17 +554,14 @@ static void hwoffload_hash_exit_tfm(struct crypto_ahash *tfm)
 	hwoffload_tfm_detach(ctx->generation);
 }
 
-static void hwoffload_hash_alg_init(struct hwoffload_hash_alg *alg, enum hwoffload_hash_index hash,
-				    enum hwoffload_path path, bool hmac)
+static void hwoffload_hash_alg_init(struct ahash_engine_alg *alg,
+				    const struct hwoffload_hash_info *h, enum hwoffload_path path,
+				    bool hmac)
 {
-	const struct hwoffload_hash_info *h = &hwoffload_hashes[hash];
-	const struct hwoffload_hash_path_info *p = &hwoffload_hash_paths[path];
-	struct ahash_alg *ahash = &alg->engine_alg.base;
+	const struct hwoffload_path_info *p = &hwoffload_paths[path];
+	struct ahash_alg *ahash = &alg->base;
 	struct crypto_alg *base = &ahash->halg.base;
 
-	alg->hash = hash;
-	alg->path = path;
-	alg->hmac = hmac;
 	if (hmac) {
 		/* the name the hmac template would give, so AF_ALG binds it by that name */
 		snprintf(base->cra_name, sizeof(base->cra_name), "hmac(%s)", h->name);
@@ -466,45 +589,30 @@ static void hwoffload_hash_alg_init(struct hwoffload_hash_alg *alg, enum hwofflo
 	ahash->import = hwoffload_hash_import;
 	ahash->init_tfm = hwoffload_hash_init_tfm;
 	ahash->exit_tfm = hwoffload_hash_exit_tfm;
-	alg->engine_alg.op.do_one_request = hwoffload_hash_do_one;
+	alg->op.do_one_request = hwoffload_hash_do_one;
 }
 
-/* The module's hashes (hwoffload.h, "Lifetime"); registering is serialized by binding. */
-static struct hwoffload_hash_alg hwoffload_hash_algs[HWOFFLOAD_HASH_ALG_COUNT];
-static bool hwoffload_hash_registered;
-
-/* Unless they are already: their self-tests run on @hw. */
-int hwoffload_hash_register(struct hwoffload_dev *hw)
+static int hwoffload_hash_register(void)
 {
-	int i, ret;
+	unsigned int i;
 
 	BUILD_BUG_ON(sizeof(struct hwoffload_hash_state) > HASH_MAX_STATESIZE);
-	for (i = 0; !hwoffload_hash_registered && i < HWOFFLOAD_HASH_ALG_COUNT; i++) {
+	for (i = 0; i < ARRAY_SIZE(hwoffload_ahashes); i++)
 		hwoffload_hash_alg_init(
-			&hwoffload_hash_algs[i], i / HWOFFLOAD_PATH_COUNT % HWOFFLOAD_HASH_COUNT,
-			i % HWOFFLOAD_PATH_COUNT, i >= HWOFFLOAD_HASH_ALG_COUNT / 2);
-		ret = crypto_engine_register_ahash(&hwoffload_hash_algs[i].engine_alg);
-		if (ret) {
-			dev_err(hw->dev, "cannot register %s: %d\n",
-				hwoffload_hash_algs[i].engine_alg.base.halg.base.cra_driver_name,
-				ret);
-			goto err_unregister;
-		}
-	}
-	hwoffload_hash_registered = true;
-	return 0;
-
-err_unregister:
-	while (i--)
-		crypto_engine_unregister_ahash(&hwoffload_hash_algs[i].engine_alg);
-	return ret;
+			&hwoffload_ahashes[i],
+			&hwoffload_hashes[i / HWOFFLOAD_PATH_COUNT % ARRAY_SIZE(hwoffload_hashes)],
+			i % HWOFFLOAD_PATH_COUNT, i >= ARRAY_SIZE(hwoffload_ahashes) / 2);
+	return crypto_engine_register_ahashes(hwoffload_ahashes, ARRAY_SIZE(hwoffload_ahashes));
 }
 
-/* At module exit: no transform is left. */
-void hwoffload_hash_unregister(void)
+static void hwoffload_hash_unregister(void)
 {
-	int i;
-
-	for (i = 0; hwoffload_hash_registered && i < HWOFFLOAD_HASH_ALG_COUNT; i++)
-		crypto_engine_unregister_ahash(&hwoffload_hash_algs[i].engine_alg);
+	crypto_engine_unregister_ahashes(hwoffload_ahashes, ARRAY_SIZE(hwoffload_ahashes));
 }
+
+const struct hwoffload_alg_type hwoffload_hash_type = {
+	.name = "ahash",
+	.caps = HWE_CAP_HASH,
+	.register_algs = hwoffload_hash_register,
+	.unregister_algs = hwoffload_hash_unregister,
+};

@@ -5,6 +5,9 @@
  * chain from one FIFO load to the next through the IV the engine keeps. This runs in the
  * crypto_engine thread or in a caller that may sleep (synchronous PIO), so a long wait may
  * sleep between polls.
+ *
+ * A service of the type files, which load their unit's context between hwoffload_pio_take()
+ * (or hwoffload_pio_load_aes()) and hwoffload_pio_release() and run FIFO loads in between.
  */
 #include <linux/iopoll.h>
 #include <linux/scatterlist.h>
@@ -32,8 +35,7 @@ static int hwoffload_pio_wait(struct hwoffload_dev *hw, u32 seq)
  * fails the DMA ring too); an engine error leaves the context as it was before the request
  * (ENGINE.md sections 5 and 11).
  */
-static int hwoffload_pio_run(struct hwoffload_dev *hw, unsigned int len,
-			     struct hwoffload_req_times *t)
+int hwoffload_pio_run(struct hwoffload_dev *hw, unsigned int len, struct hwoffload_req_times *t)
 {
 	u32 result;
 	int ret;
@@ -74,9 +76,8 @@ static int hwoffload_pio_run(struct hwoffload_dev *hw, unsigned int len,
  * One FIFO load: @len bytes at offset @off of @src through the engine into @dst; the first
  * doorbell and the last completion go into @t, if not NULL.
  */
-static int hwoffload_pio_chunk(struct hwoffload_dev *hw, struct scatterlist *src,
-			       struct scatterlist *dst, unsigned int off, unsigned int len,
-			       struct hwoffload_req_times *t)
+int hwoffload_pio_chunk(struct hwoffload_dev *hw, struct scatterlist *src, struct scatterlist *dst,
+			unsigned int off, unsigned int len, struct hwoffload_req_times *t)
 {
 	int ret;
 
@@ -92,8 +93,9 @@ static int hwoffload_pio_chunk(struct hwoffload_dev *hw, struct scatterlist *src
 	return ret;
 }
 
-static void hwoffload_pio_count(struct hwoffload_dev *hw, int ret, enum hwoffload_stat requests,
-				enum hwoffload_stat bytes, unsigned int len)
+/* A request's result in the statistics of its type: @requests and @bytes, or pio_errors. */
+void hwoffload_pio_count(struct hwoffload_dev *hw, int ret, enum hwoffload_stat requests,
+			 enum hwoffload_stat bytes, unsigned int len)
 {
 	if (ret) {
 		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_PIO_ERRORS);
@@ -103,150 +105,44 @@ static void hwoffload_pio_count(struct hwoffload_dev *hw, int ret, enum hwoffloa
 	}
 }
 
-/* Take the PIO block for AES with @ctx loaded; -EIO, unlocked, when the engine is dead. */
-static int hwoffload_pio_load_aes(struct hwoffload_dev *hw, const struct hwe_aes_ctx *ctx)
+/* Take the PIO block for @unit; -EIO, unlocked, when the engine is dead. */
+int hwoffload_pio_take(struct hwoffload_dev *hw, u32 unit)
 {
 	mutex_lock(&hw->hw_lock);
 	if (hw->dead) {
 		mutex_unlock(&hw->hw_lock);
 		return -EIO;
 	}
-	/* the hash unit may have had the PIO block last */
-	hwoffload_write(hw, HWE_REG_PIO_UNIT, HWE_UNIT_AES);
-	memcpy(hw->regs + HWE_REG_AES_CFG, ctx, sizeof(*ctx));
+	/* the other unit may have had the PIO block last */
+	hwoffload_write(hw, HWE_REG_PIO_UNIT, unit);
 	return 0;
 }
 
-int hwoffload_pio_crypt(struct hwoffload_dev *hw, struct skcipher_request *req)
+/* Take the PIO block for AES with @ctx loaded; -EIO, unlocked, when the engine is dead. */
+int hwoffload_pio_load_aes(struct hwoffload_dev *hw, const struct hwe_aes_ctx *ctx)
 {
-	unsigned int ivsize = crypto_skcipher_ivsize(crypto_skcipher_reqtfm(req));
-	struct hwoffload_req_ctx *rctx = skcipher_request_ctx(req);
-	unsigned int off, len;
-	struct hwe_aes_ctx ctx;
-	int ret;
+	int ret = hwoffload_pio_take(hw, HWE_UNIT_AES);
 
 	/* The PIO context registers are laid out as a context record. */
 	BUILD_BUG_ON(HWE_REG_AES_CTR_OFFSET - HWE_REG_AES_CFG !=
 		     offsetof(struct hwe_aes_ctx, ctr_offset));
 	BUILD_BUG_ON(HWE_REG_AES_IV - HWE_REG_AES_CFG != offsetof(struct hwe_aes_ctx, iv));
 	BUILD_BUG_ON(HWE_REG_AES_KEY - HWE_REG_AES_CFG != offsetof(struct hwe_aes_ctx, key));
-	BUILD_BUG_ON(HWE_REG_AES_CFG + sizeof(ctx) > HWE_REG_PIO_SEQ);
-
-	hwoffload_cipher_fill_ctx(req, &ctx);
-	ret = hwoffload_pio_load_aes(hw, &ctx);
-	memzero_explicit(&ctx, sizeof(ctx));
-	if (!ret) {
-		for (off = 0; off < req->cryptlen && !ret; off += len) {
-			len = min(req->cryptlen - off, HWE_FIFO_DEPTH);
-			ret = hwoffload_pio_chunk(hw, req->src, req->dst, off, len, &rctx->times);
-		}
-		if (!ret && ivsize)
-			memcpy(req->iv, hw->regs + HWE_REG_AES_IV, ivsize);
-		/* BAR2 stays readable: leave no key behind (ENGINE.md section 4) */
-		memzero_explicit(hw->regs + HWE_REG_AES_KEY, AES_MAX_KEY_SIZE);
-		mutex_unlock(&hw->hw_lock);
-	}
-	hwoffload_pio_count(hw, ret, HWOFFLOAD_STAT_PIO_REQUESTS, HWOFFLOAD_STAT_PIO_BYTES,
-			    req->cryptlen);
+	BUILD_BUG_ON(HWE_REG_AES_CFG + sizeof(*ctx) > HWE_REG_PIO_SEQ);
+	if (!ret)
+		memcpy(hw->regs + HWE_REG_AES_CFG, ctx, sizeof(*ctx));
 	return ret;
 }
 
 /*
- * A gcm(aes) message (ENGINE.md section 12, PIO form): the GCM context beside the AES registers,
- * AAD || data in one FIFO load, AAD || output back; an encrypt's tag in GCM_TAG. A decrypt
- * refused by its tag gives -EBADMSG and no output.
+ * Give the PIO block back. BAR2 stays readable: leave no key behind (ENGINE.md section 4), nor
+ * a hash state, which for an HMAC is as good as its key.
  */
-int hwoffload_pio_gcm(struct hwoffload_dev *hw, struct aead_request *req)
+void hwoffload_pio_release(struct hwoffload_dev *hw)
 {
-	struct hwoffload_aead_req_ctx *rctx = aead_request_ctx(req);
-	unsigned int len = req->assoclen + rctx->data_len;
-	struct hwe_aes_ctx aes = {};
-	struct hwe_gcm_ctx rec;
-	int ret;
-
-	hwoffload_aead_fill_ctx(req, &rec);
-	aes.cfg = rec.cfg;
-	memcpy(aes.iv, rec.iv, sizeof(rec.iv));
-	memcpy(aes.key, rec.key, sizeof(aes.key));
-	ret = hwoffload_pio_load_aes(hw, &aes);
-	memzero_explicit(&aes, sizeof(aes));
-	if (!ret) {
-		hwoffload_write(hw, HWE_REG_GCM_AAD_LEN, req->assoclen);
-		hwoffload_write(hw, HWE_REG_GCM_DATA_LEN, rctx->data_len);
-		hwoffload_write(hw, HWE_REG_GCM_TAG_LEN, le32_to_cpu(rec.tag_len));
-		memcpy(hw->regs + HWE_REG_GCM_TAG, rec.tag, sizeof(rec.tag));
-		ret = hwoffload_pio_chunk(hw, req->src, req->dst, 0, len, NULL);
-		if (!ret && !rctx->decrypt)
-			memcpy(rctx->tag, hw->regs + HWE_REG_GCM_TAG, sizeof(rctx->tag));
-		memzero_explicit(hw->regs + HWE_REG_AES_KEY, AES_MAX_KEY_SIZE);
-		mutex_unlock(&hw->hw_lock);
-	}
-	memzero_explicit(&rec, sizeof(rec));
-	if (ret == -EBADMSG)
-		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_GCM_TAG_MISMATCHES);
-	else
-		hwoffload_pio_count(hw, ret, HWOFFLOAD_STAT_GCM_PIO_REQUESTS,
-				    HWOFFLOAD_STAT_GCM_PIO_BYTES, len);
-	return ret;
-}
-
-/*
- * A hash request (ENGINE.md section 11, PIO form): restore the stream into the hash registers,
- * feed st.buf and then req->src FIFO load by FIFO load (each a whole number of blocks, as
- * FIFO_DEPTH is; only the last may be partial, and only that one is FINAL), and save the
- * length and state back; for an HMAC's final request, then the outer hash. On failure the
- * request context keeps the state from before.
- */
-int hwoffload_pio_hash(struct hwoffload_dev *hw, struct ahash_request *req)
-{
-	struct hwoffload_hash_req_ctx *rctx = ahash_request_ctx(req);
-	unsigned int total = rctx->st.buflen + rctx->src_len, off = 0, len;
-	const u8 *outer;
-	int ret = 0;
-
-	BUILD_BUG_ON(HWE_FIFO_DEPTH % HWE_HASH_BLOCK_MAX);
-
-	mutex_lock(&hw->hw_lock);
-	if (hw->dead) {
-		ret = -EIO;
-		goto out_unlock;
-	}
-	hwoffload_write(hw, HWE_REG_PIO_UNIT, HWE_UNIT_HASH);
-	hwoffload_write64(hw, HWE_REG_HASH_LEN_LO, rctx->st.len_lo);
-	hwoffload_write64(hw, HWE_REG_HASH_LEN_HI, rctx->st.len_hi);
-	memcpy(hw->regs + HWE_REG_HASH_STATE, rctx->st.state, HWE_HASH_STATE_SIZE);
-	/* a FINAL request may be empty: one load of 0 bytes then */
-	do {
-		len = min(total - off, HWE_FIFO_DEPTH);
-		hwoffload_write(hw, HWE_REG_HASH_CFG,
-				hwoffload_hash_cfg(req, !off, off + len == total));
-		hwoffload_hash_copy(req, hw->regs + HWE_FIFO_IN, off, len);
-		ret = hwoffload_pio_run(hw, len, NULL);
-		off += len;
-	} while (!ret && off < total);
-	outer = hwoffload_hash_outer_state(req);
-	if (!ret && outer) {
-		/* HMAC: the outer hash, from the opad state, over the inner digest */
-		memcpy(hw->regs + HWE_FIFO_IN, hw->regs + HWE_REG_HASH_STATE,
-		       hwoffload_hash_digestsize(req));
-		hwoffload_write64(hw, HWE_REG_HASH_LEN_LO, hwoffload_hash_blocksize(req));
-		hwoffload_write64(hw, HWE_REG_HASH_LEN_HI, 0);
-		memcpy(hw->regs + HWE_REG_HASH_STATE, outer, HWE_HASH_STATE_SIZE);
-		hwoffload_write(hw, HWE_REG_HASH_CFG, hwoffload_hash_cfg(req, false, true));
-		ret = hwoffload_pio_run(hw, hwoffload_hash_digestsize(req), NULL);
-	}
-	if (!ret) {
-		rctx->st.len_lo = hwoffload_read64(hw, HWE_REG_HASH_LEN_LO);
-		rctx->st.len_hi = hwoffload_read64(hw, HWE_REG_HASH_LEN_HI);
-		memcpy(rctx->st.state, hw->regs + HWE_REG_HASH_STATE, HWE_HASH_STATE_SIZE);
-	}
-	/* an HMAC's inner and outer states are as good as its key: leave none in BAR2 */
+	memzero_explicit(hw->regs + HWE_REG_AES_KEY, AES_MAX_KEY_SIZE);
 	memzero_explicit(hw->regs + HWE_REG_HASH_STATE, HWE_HASH_STATE_SIZE);
-out_unlock:
 	mutex_unlock(&hw->hw_lock);
-	hwoffload_pio_count(hw, ret, HWOFFLOAD_STAT_HASH_PIO_REQUESTS,
-			    HWOFFLOAD_STAT_HASH_PIO_BYTES, total);
-	return ret;
 }
 
 /*
@@ -267,6 +163,6 @@ int hwoffload_pio_probe(struct hwoffload_dev *hw, struct hwoffload_req_times *t)
 	memset(hw->regs + HWE_FIFO_IN, 0, AES_BLOCK_SIZE);
 	ret = hwoffload_pio_run(hw, AES_BLOCK_SIZE, t);
 	hwoffload_write(hw, HWE_REG_FIFO_OUT_LEVEL, 0);
-	mutex_unlock(&hw->hw_lock);
+	hwoffload_pio_release(hw);
 	return ret;
 }

@@ -2,18 +2,23 @@
 /*
  * hwoffload: driver for the hwoffload AES and hash engine (kernel/ENGINE.md).
  *
- * Files: hwoffload-pci.c (bus glue: PCI, MSI-X, runtime PM), hwoffload-core.c (bring-up, reset
- * and recovery), hwoffload-cipher.c (the skcipher algorithms and the choice of path),
- * hwoffload-hash.c (the ahash algorithms: buffering, state, export/import),
- * hwoffload-aead.c (the gcm(aes) AEADs: one message per request, the tag),
- * hwoffload-pio.c and hwoffload-dma.c (the two data paths, for both units),
- * hwoffload-debugfs.c (statistics and fault injection).
+ * Files, each calling only those after it, but for the reset (hwoffload-pio.c and
+ * hwoffload-dma.c call hwoffload_reset_locked(), which completes the ring's requests):
+ * hwoffload-pci.c (bus glue: PCI, MSI-X, runtime PM); hwoffload-core.c (bring-up, the ring,
+ * reset and recovery, and the one registration loop over the algorithm types);
+ * hwoffload-aead.c (the gcm(aes) AEADs: one message per request, the tag), hwoffload-cipher.c
+ * (the skciphers), hwoffload-hash.c and hwoffload-hmac.c (the ahashes: buffering, state,
+ * export/import; the HMAC keys): each type builds its requests for both paths and finishes
+ * them; hwoffload-sysfs.c (the auto drivers' thresholds); hwoffload-debugfs.c (statistics and
+ * fault injection); hwoffload-bind.c (which device serves the algorithms, and how a request
+ * goes); hwoffload-pio.c and hwoffload-dma.c (the two data paths as services: the FIFO, and the
+ * ring, which finishes a request through the operations its type put in it).
  *
  * Lifetime: the algorithms are the module's, the engine is a device bound behind them. The
  * first device bound registers them (their self-tests need an engine) and they stay registered
  * until the module goes, across unbind and rebind: crypto_unregister_alg() must not run while
  * transforms exist, and every transform holds the module (cra_module), so module exit is the
- * first moment none can. One device is bound at a time (hwoffload_bound in hwoffload-core.c,
+ * first moment none can. One device is bound at a time (hwoffload_bound in hwoffload-bind.c,
  * published by RCU). A transform attaches to the device bound when it is created
  * (hwoffload_tfm_attach: its generation and a runtime PM reference) and each request takes that
  * device for its life (hwoffload_dev_get/put, a count of requests in flight); a transform created
@@ -48,6 +53,7 @@
 #include <crypto/skcipher.h>
 #include <linux/atomic.h>
 #include <linux/completion.h>
+#include <linux/dma-direction.h>
 #include <linux/device.h>
 #include <linux/interrupt.h>
 #include <linux/io.h>
@@ -75,80 +81,112 @@
 /* auto drivers: requests up to this many bytes go by PIO (one FIFO load), larger ones by DMA */
 #define HWOFFLOAD_DEFAULT_THRESHOLD	HWE_FIFO_DEPTH
 
-enum hwoffload_mode_index {
-	HWOFFLOAD_ECB,
-	HWOFFLOAD_CBC,
-	HWOFFLOAD_CTR,
-	HWOFFLOAD_MODE_COUNT
-};
+/*
+ * The algorithms the engine serves, one row each; every type's drivers, the auto drivers'
+ * thresholds (sysfs threshold_NAME) and their enum come from these rows, in this order:
+ *
+ *   SKCIPHER(name, engine mode, block size, IV size)	NAME(aes), hwoffload-cipher.c
+ *   HASH(name, engine algorithm, digest size, block size, priority of the kernel's generic C
+ *        driver, chaining words, word size, little-endian words)	NAME and hmac(NAME),
+ *							hwoffload-hash.c
+ *   AEAD(name, engine mode, IV size)			NAME(aes), hwoffload-aead.c
+ *
+ * The chaining words are the state as the generic driver exports it and the engine keeps it.
+ */
+#define HWOFFLOAD_ALGS(SKCIPHER, HASH, AEAD)						\
+	SKCIPHER(ecb, HWE_MODE_ECB, AES_BLOCK_SIZE, 0)					\
+	SKCIPHER(cbc, HWE_MODE_CBC, AES_BLOCK_SIZE, AES_BLOCK_SIZE)			\
+	SKCIPHER(ctr, HWE_MODE_CTR, 1, AES_BLOCK_SIZE)					\
+	HASH(md5, HWE_HASH_MD5, MD5_DIGEST_SIZE, MD5_HMAC_BLOCK_SIZE, 0, 4, 4, true)	\
+	HASH(sha1, HWE_HASH_SHA1, SHA1_DIGEST_SIZE, SHA1_BLOCK_SIZE, 100, 5, 4, false)	\
+	HASH(sha224, HWE_HASH_SHA224, SHA224_DIGEST_SIZE, SHA224_BLOCK_SIZE, 100, 8, 4, false) \
+	HASH(sha256, HWE_HASH_SHA256, SHA256_DIGEST_SIZE, SHA256_BLOCK_SIZE, 100, 8, 4, false) \
+	HASH(sha384, HWE_HASH_SHA384, SHA384_DIGEST_SIZE, SHA384_BLOCK_SIZE, 100, 8, 8, false) \
+	HASH(sha512, HWE_HASH_SHA512, SHA512_DIGEST_SIZE, SHA512_BLOCK_SIZE, 100, 8, 8, false) \
+	AEAD(gcm, HWE_MODE_GCM, GCM_AES_IV_SIZE)
 
-enum hwoffload_hash_index {
-	HWOFFLOAD_MD5,
-	HWOFFLOAD_SHA1,
-	HWOFFLOAD_SHA224,
-	HWOFFLOAD_SHA256,
-	HWOFFLOAD_SHA384,
-	HWOFFLOAD_SHA512,
-	HWOFFLOAD_HASH_COUNT
-};
+/* For the rows a use of HWOFFLOAD_ALGS() leaves out. */
+#define HWOFFLOAD_ALG_NONE(name, ...)
 
-/* The auto drivers' thresholds: the AES modes, then the hash algorithms, then GCM. */
-#define HWOFFLOAD_THRESHOLD_HASH(hash)	(HWOFFLOAD_MODE_COUNT + (hash))
-#define HWOFFLOAD_THRESHOLD_GCM		(HWOFFLOAD_MODE_COUNT + HWOFFLOAD_HASH_COUNT)
-#define HWOFFLOAD_THRESHOLD_COUNT	(HWOFFLOAD_THRESHOLD_GCM + 1)
+#define HWOFFLOAD_ALG_ENUM(name, ...)	HWOFFLOAD_ALG_##name,
+
+/* A row, in the order of HWOFFLOAD_ALGS(): the index of its threshold. */
+enum hwoffload_alg_id {
+	HWOFFLOAD_ALGS(HWOFFLOAD_ALG_ENUM, HWOFFLOAD_ALG_ENUM, HWOFFLOAD_ALG_ENUM)
+	HWOFFLOAD_ALG_COUNT
+};
 
 enum hwoffload_path {
-	HWOFFLOAD_PATH_AUTO,	/* PIO or DMA by the mode's threshold */
+	HWOFFLOAD_PATH_AUTO,	/* PIO or DMA by the algorithm's threshold */
 	HWOFFLOAD_PATH_PIO,
 	HWOFFLOAD_PATH_DMA,
 	HWOFFLOAD_PATH_COUNT
 };
 
-/* Driver statistics, shown in debugfs (hwoffload-debugfs.c names them). */
+/* What the drivers of a path are called and how the kernel ranks them (hwoffload-bind.c). */
+struct hwoffload_path_info {
+	const char *name;		/* in debugfs "requests" */
+	const char *suffix;		/* of the driver names */
+	int priority;			/* AES drivers' */
+	int below_generic;		/* hash drivers': below the kernel's generic C driver */
+	u32 flags;
+};
+
+extern const struct hwoffload_path_info hwoffload_paths[HWOFFLOAD_PATH_COUNT];
+
+/*
+ * Driver statistics, shown in debugfs "stats" by these names (hwoffload-debugfs.c says what
+ * they count).
+ */
+#define HWOFFLOAD_STATS(X)								\
+	X(PIO_REQUESTS, "pio_requests")							\
+	X(PIO_BYTES, "pio_bytes")							\
+	X(PIO_CHUNKS, "pio_chunks")							\
+	X(PIO_ERRORS, "pio_errors")							\
+	X(PIO_TIMEOUTS, "pio_timeouts")							\
+	X(PIO_SYNC, "pio_sync")								\
+	X(DMA_REQUESTS, "dma_requests")							\
+	X(DMA_BYTES, "dma_bytes")							\
+	X(DMA_DESCS, "dma_descs")							\
+	X(DMA_ZERO_COPY, "dma_zero_copy")						\
+	X(DMA_BOUNCES, "dma_bounces")							\
+	X(DMA_BOUNCE_BYTES, "dma_bounce_bytes")						\
+	X(DMA_BOUNCE_MISALIGNED, "dma_bounce_misaligned")				\
+	X(DMA_BOUNCE_SEGMENTS, "dma_bounce_segments")					\
+	X(DMA_CTR_TAILS, "dma_ctr_tails")						\
+	X(DMA_ERRORS, "dma_errors")							\
+	X(DMA_TIMEOUTS, "dma_timeouts")							\
+	X(DMA_INTERRUPTS, "dma_interrupts")						\
+	X(DMA_CHAINS, "dma_chains")							\
+	X(DMA_CHAINED_REQUESTS, "dma_chained_requests")					\
+	X(DMA_CHAIN_MAX, "dma_chain_max")						\
+	X(DMA_LATE_COMPLETIONS, "dma_late_completions")					\
+	X(DMA_SYNC, "dma_sync")								\
+	X(AUTO_PIO, "auto_pio")								\
+	X(AUTO_DMA, "auto_dma")								\
+	X(HASH_PIO_REQUESTS, "hash_pio_requests")					\
+	X(HASH_PIO_BYTES, "hash_pio_bytes")						\
+	X(HASH_DMA_REQUESTS, "hash_dma_requests")					\
+	X(HASH_DMA_BYTES, "hash_dma_bytes")						\
+	X(HASH_AUTO_PIO, "hash_auto_pio")						\
+	X(HASH_AUTO_DMA, "hash_auto_dma")						\
+	X(HASH_BUFFERED, "hash_buffered")						\
+	X(GCM_PIO_REQUESTS, "gcm_pio_requests")						\
+	X(GCM_PIO_BYTES, "gcm_pio_bytes")						\
+	X(GCM_DMA_REQUESTS, "gcm_dma_requests")						\
+	X(GCM_DMA_BYTES, "gcm_dma_bytes")						\
+	X(GCM_AUTO_PIO, "gcm_auto_pio")							\
+	X(GCM_AUTO_DMA, "gcm_auto_dma")							\
+	X(GCM_TAG_MISMATCHES, "gcm_tag_mismatches")					\
+	X(RESETS, "resets")								\
+	X(RESET_FAILURES, "reset_failures")						\
+	X(PM_RESUMES, "pm_resumes")							\
+	X(PM_SUSPENDS, "pm_suspends")
+
+#define HWOFFLOAD_STAT_ENUM(stat, name)	HWOFFLOAD_STAT_##stat,
+
 enum hwoffload_stat {
-	HWOFFLOAD_STAT_PIO_REQUESTS,
-	HWOFFLOAD_STAT_PIO_BYTES,
-	HWOFFLOAD_STAT_PIO_CHUNKS,
-	HWOFFLOAD_STAT_PIO_ERRORS,
-	HWOFFLOAD_STAT_PIO_TIMEOUTS,
-	HWOFFLOAD_STAT_PIO_SYNC,
-	HWOFFLOAD_STAT_DMA_REQUESTS,
-	HWOFFLOAD_STAT_DMA_BYTES,
-	HWOFFLOAD_STAT_DMA_DESCS,
-	HWOFFLOAD_STAT_DMA_ZERO_COPY,
-	HWOFFLOAD_STAT_DMA_BOUNCES,
-	HWOFFLOAD_STAT_DMA_BOUNCE_BYTES,
-	HWOFFLOAD_STAT_DMA_BOUNCE_MISALIGNED,
-	HWOFFLOAD_STAT_DMA_BOUNCE_SEGMENTS,
-	HWOFFLOAD_STAT_DMA_CTR_TAILS,
-	HWOFFLOAD_STAT_DMA_ERRORS,
-	HWOFFLOAD_STAT_DMA_TIMEOUTS,
-	HWOFFLOAD_STAT_DMA_INTERRUPTS,
-	HWOFFLOAD_STAT_DMA_CHAINS,
-	HWOFFLOAD_STAT_DMA_CHAINED_REQUESTS,
-	HWOFFLOAD_STAT_DMA_CHAIN_MAX,
-	HWOFFLOAD_STAT_DMA_LATE_COMPLETIONS,
-	HWOFFLOAD_STAT_DMA_SYNC,
-	HWOFFLOAD_STAT_AUTO_PIO,
-	HWOFFLOAD_STAT_AUTO_DMA,
-	HWOFFLOAD_STAT_HASH_PIO_REQUESTS,
-	HWOFFLOAD_STAT_HASH_PIO_BYTES,
-	HWOFFLOAD_STAT_HASH_DMA_REQUESTS,
-	HWOFFLOAD_STAT_HASH_DMA_BYTES,
-	HWOFFLOAD_STAT_HASH_AUTO_PIO,
-	HWOFFLOAD_STAT_HASH_AUTO_DMA,
-	HWOFFLOAD_STAT_HASH_BUFFERED,
-	HWOFFLOAD_STAT_GCM_PIO_REQUESTS,
-	HWOFFLOAD_STAT_GCM_PIO_BYTES,
-	HWOFFLOAD_STAT_GCM_DMA_REQUESTS,
-	HWOFFLOAD_STAT_GCM_DMA_BYTES,
-	HWOFFLOAD_STAT_GCM_AUTO_PIO,
-	HWOFFLOAD_STAT_GCM_AUTO_DMA,
-	HWOFFLOAD_STAT_GCM_TAG_MISMATCHES,
-	HWOFFLOAD_STAT_RESETS,
-	HWOFFLOAD_STAT_RESET_FAILURES,
-	HWOFFLOAD_STAT_PM_RESUMES,
-	HWOFFLOAD_STAT_PM_SUSPENDS,
+	HWOFFLOAD_STATS(HWOFFLOAD_STAT_ENUM)
 	HWOFFLOAD_STAT_COUNT
 };
 
@@ -219,7 +257,10 @@ struct hwoffload_req_log {
 
 struct hwoffload_dma_req;
 
-/* What the ring does with a finished request of one kind (skcipher or ahash). */
+/*
+ * What the ring does with a finished request: the file that submitted it puts these in the
+ * request, so the ring calls back no file by name.
+ */
 struct hwoffload_dma_ops {
 	/*
 	 * under the ring lock, before the slot of the first descriptor is wiped, failed or not:
@@ -274,8 +315,6 @@ struct hwoffload_ring {
 	wait_queue_head_t space;	/* woken when completions free descriptors */
 };
 
-struct hwoffload_alg;
-
 struct hwoffload_dev {
 	struct device *dev;
 	void __iomem *doorbell;		/* ivshmem BAR0 Doorbell */
@@ -291,8 +330,8 @@ struct hwoffload_dev {
 	struct hwoffload_ring ring;
 	bool dma_chain;			/* publish while the ring is busy; debugfs "chain" */
 	struct delayed_work timeout_work;
-	unsigned int threshold[HWOFFLOAD_THRESHOLD_COUNT];
-	/* binding (hwoffload-core.c) */
+	unsigned int threshold[HWOFFLOAD_ALG_COUNT];	/* hwoffload-sysfs.c */
+	/* binding (hwoffload-bind.c) */
 	unsigned long generation;	/* this binding's; the transforms attached keep it */
 	unsigned int sessions;		/* transforms attached, each a runtime PM reference */
 	atomic_t inflight;		/* requests between hwoffload_dev_get() and finalize */
@@ -306,18 +345,24 @@ struct hwoffload_dev {
 	atomic64_t stats[HWOFFLOAD_STAT_COUNT];
 };
 
-struct hwoffload_hash_alg;
-
-/* One registered skcipher: a mode on a path. */
-struct hwoffload_alg {
-	struct skcipher_engine_alg engine_alg;
-	enum hwoffload_mode_index mode;
-	enum hwoffload_path path;
+/*
+ * The drivers of one algorithm type, built from their rows of HWOFFLOAD_ALGS(): the core
+ * registers them on the first engine bound that has @caps (hwoffload_algs_register).
+ */
+struct hwoffload_alg_type {
+	const char *name;
+	u32 caps;
+	int (*register_algs)(void);
+	void (*unregister_algs)(void);
 };
 
+/* An AES transform, skcipher or AEAD. */
 struct hwoffload_tfm_ctx {
 	struct hwoffload_engine_tfm_ctx engine;	/* first: see hwoffload-compat.h */
 	unsigned long generation;	/* of the device attached to (hwoffload_tfm_attach) */
+	enum hwoffload_alg_id alg;	/* its row: the auto driver's threshold */
+	enum hwoffload_path path;
+	u32 hw_mode;
 	unsigned int keylen;
 	u8 key[AES_MAX_KEY_SIZE];
 };
@@ -334,12 +379,6 @@ struct hwoffload_req_ctx {
 	unsigned int tail_len;		/* CTR bytes after bufs.len, in the slot's tail */
 	u8 iv_out[AES_BLOCK_SIZE];
 	u8 tail[AES_BLOCK_SIZE];
-};
-
-/* One registered AEAD: gcm(aes) on a path. */
-struct hwoffload_aead_alg {
-	struct aead_engine_alg engine_alg;
-	enum hwoffload_path path;
 };
 
 /*
@@ -367,17 +406,25 @@ struct hwoffload_aead_req_ctx {
 	struct hwoffload_dma_bufs bufs;
 };
 
-/* One registered ahash: a hash algorithm on a path. */
-struct hwoffload_hash_alg {
-	struct ahash_engine_alg engine_alg;
-	enum hwoffload_hash_index hash;
-	enum hwoffload_path path;
-	bool hmac;
+/* A HASH() row of HWOFFLOAD_ALGS(). */
+struct hwoffload_hash_info {
+	const char *name;
+	enum hwoffload_alg_id alg;
+	u32 hw_alg;
+	unsigned int digestsize;
+	unsigned int blocksize;
+	int generic_priority;
+	unsigned int words;
+	unsigned int word_size;
+	bool little_endian;
 };
 
 struct hwoffload_hash_tfm_ctx {
 	struct hwoffload_engine_tfm_ctx engine;	/* first: see hwoffload-compat.h */
 	unsigned long generation;	/* of the device attached to (hwoffload_tfm_attach) */
+	const struct hwoffload_hash_info *info;	/* its row */
+	enum hwoffload_path path;
+	bool hmac;
 	/* HMAC only: the generic hash, for keys longer than a block and the pad blocks */
 	struct crypto_shash *generic;
 	/* the chaining states after the key's ipad and opad blocks, in the engine's layout */
@@ -466,72 +513,52 @@ static inline void hwoffload_stat_inc(struct hwoffload_dev *hw, enum hwoffload_s
 	atomic64_inc(&hw->stats[stat]);
 }
 
+static inline gfp_t hwoffload_req_gfp(struct crypto_async_request *base)
+{
+	return base->flags & CRYPTO_TFM_REQ_MAY_SLEEP ? GFP_KERNEL : GFP_ATOMIC;
+}
+
+/* Descriptor @index of the ring (a free-running count), and the slot that goes with it. */
+static inline struct hwe_desc *hwoffload_ring_desc(struct hwoffload_ring *ring, u32 index)
+{
+	return &ring->desc[index & (HWOFFLOAD_RING_ENTRIES - 1)];
+}
+
+static inline struct hwoffload_slot *hwoffload_ring_slot(struct hwoffload_ring *ring, u32 index)
+{
+	return &ring->slots[index & (HWOFFLOAD_RING_ENTRIES - 1)];
+}
+
+static inline dma_addr_t hwoffload_ring_slot_dma(struct hwoffload_ring *ring, u32 index)
+{
+	return ring->slots_dma +
+	       (index & (HWOFFLOAD_RING_ENTRIES - 1)) * sizeof(struct hwoffload_slot);
+}
+
 /* hwoffload-core.c */
 int hwoffload_core_init(struct hwoffload_dev *hw);
 void hwoffload_core_exit(struct hwoffload_dev *hw);
 int hwoffload_core_start(struct hwoffload_dev *hw);
 void hwoffload_core_stop(struct hwoffload_dev *hw);
 int hwoffload_reset_locked(struct hwoffload_dev *hw);
-int hwoffload_bind(struct hwoffload_dev *hw);
-void hwoffload_unbind(struct hwoffload_dev *hw);
-int hwoffload_tfm_attach(unsigned long *generation, u32 caps);
-void hwoffload_tfm_detach(unsigned long generation);
-struct hwoffload_dev *hwoffload_dev_get(unsigned long generation);
-void hwoffload_dev_put(struct hwoffload_dev *hw);
-bool hwoffload_run_sync(struct hwoffload_dev *hw, struct crypto_async_request *base,
-			enum hwoffload_path path);
-void hwoffload_queue_enter(struct hwoffload_dev *hw);
-int hwoffload_queue_result(struct hwoffload_dev *hw, int ret);
-void hwoffload_queue_leave(struct hwoffload_dev *hw);
-
-/* hwoffload-cipher.c */
-extern const struct attribute_group *hwoffload_attr_groups[];
-int hwoffload_algs_register(struct hwoffload_dev *hw);
 void hwoffload_algs_unregister(void);
-void hwoffload_cipher_fill_ctx(struct skcipher_request *req, struct hwe_aes_ctx *rec);
-void hwoffload_cipher_done(struct hwoffload_dev *hw, struct skcipher_request *req, int err);
-enum hwoffload_path hwoffload_choose_path(struct hwoffload_dev *hw, enum hwoffload_path path,
-					  unsigned int threshold, unsigned int len,
-					  enum hwoffload_stat auto_pio,
-					  enum hwoffload_stat auto_dma);
+
+/* hwoffload-aead.c, hwoffload-cipher.c, hwoffload-hash.c */
+extern const struct hwoffload_alg_type hwoffload_aead_type;
+extern const struct hwoffload_alg_type hwoffload_skcipher_type;
+extern const struct hwoffload_alg_type hwoffload_hash_type;
+/* shared by the AES types */
+int hwoffload_aes_setkey(struct hwoffload_tfm_ctx *ctx, const u8 *key, unsigned int keylen);
 void hwoffload_aes_alg_base_init(struct crypto_alg *base, const char *mode,
 				 enum hwoffload_path path, unsigned int blocksize,
 				 unsigned int ctxsize);
-int hwoffload_aes_setkey(struct hwoffload_tfm_ctx *ctx, const u8 *key, unsigned int keylen);
 
-/* hwoffload-aead.c */
-int hwoffload_aead_register(struct hwoffload_dev *hw);
-void hwoffload_aead_unregister(void);
-void hwoffload_aead_fill_ctx(struct aead_request *req, struct hwe_gcm_ctx *rec);
-void hwoffload_aead_done(struct hwoffload_dev *hw, struct aead_request *req, int err);
+/* hwoffload-hmac.c */
+int hwoffload_hmac_setkey(struct crypto_ahash *tfm, const u8 *key, unsigned int keylen);
+int hwoffload_hmac_init_tfm(struct hwoffload_hash_tfm_ctx *ctx);
 
-/* hwoffload-hash.c */
-int hwoffload_hash_register(struct hwoffload_dev *hw);
-void hwoffload_hash_unregister(void);
-unsigned int hwoffload_hash_blocksize(struct ahash_request *req);
-unsigned int hwoffload_hash_digestsize(struct ahash_request *req);
-const u8 *hwoffload_hash_outer_state(struct ahash_request *req);
-u32 hwoffload_hash_cfg(struct ahash_request *req, bool first, bool last);
-void hwoffload_hash_copy(struct ahash_request *req, void *buf, unsigned int off, unsigned int len);
-void hwoffload_hash_done(struct hwoffload_dev *hw, struct ahash_request *req, int err);
-
-/* hwoffload-pio.c */
-int hwoffload_pio_crypt(struct hwoffload_dev *hw, struct skcipher_request *req);
-int hwoffload_pio_hash(struct hwoffload_dev *hw, struct ahash_request *req);
-int hwoffload_pio_gcm(struct hwoffload_dev *hw, struct aead_request *req);
-int hwoffload_pio_probe(struct hwoffload_dev *hw, struct hwoffload_req_times *t);
-
-/* hwoffload-dma.c */
-int hwoffload_ring_init(struct hwoffload_dev *hw);
-int hwoffload_dma_submit(struct hwoffload_dev *hw, struct skcipher_request *req);
-int hwoffload_dma_submit_hash(struct hwoffload_dev *hw, struct ahash_request *req);
-int hwoffload_dma_submit_gcm(struct hwoffload_dev *hw, struct aead_request *req);
-int hwoffload_dma_wait(struct hwoffload_dma_req *dreq);
-unsigned int hwoffload_dma_complete(struct hwoffload_dev *hw, bool all, u64 seen_ns);
-int hwoffload_dma_probe(struct hwoffload_dev *hw, struct hwoffload_req_times *t);
-void hwoffload_dma_timeout_work(struct work_struct *work);
-irqreturn_t hwoffload_dma_irq(int irq, void *data);
-irqreturn_t hwoffload_dma_irq_thread(int irq, void *data);
+/* hwoffload-sysfs.c */
+extern const struct attribute_group *hwoffload_attr_groups[];
 
 /* hwoffload-debugfs.c */
 void hwoffload_debugfs_module_init(void);
@@ -540,5 +567,62 @@ void hwoffload_debugfs_init(struct hwoffload_dev *hw);
 void hwoffload_debugfs_exit(struct hwoffload_dev *hw);
 void hwoffload_debugfs_log_request(struct hwoffload_dev *hw,
 				   const struct hwoffload_req_record *rec);
+
+/* hwoffload-bind.c */
+int hwoffload_bind(struct hwoffload_dev *hw);
+void hwoffload_unbind(struct hwoffload_dev *hw);
+int hwoffload_tfm_attach(unsigned long *generation, u32 caps);
+void hwoffload_tfm_detach(unsigned long generation);
+struct hwoffload_dev *hwoffload_dev_get(unsigned long generation);
+void hwoffload_dev_put(struct hwoffload_dev *hw);
+enum hwoffload_path hwoffload_choose_path(struct hwoffload_dev *hw, enum hwoffload_path path,
+					  enum hwoffload_alg_id alg, unsigned int len,
+					  enum hwoffload_stat auto_pio,
+					  enum hwoffload_stat auto_dma);
+bool hwoffload_run_sync(struct hwoffload_dev *hw, struct crypto_async_request *base,
+			enum hwoffload_path path);
+void hwoffload_queue_enter(struct hwoffload_dev *hw);
+int hwoffload_queue_result(struct hwoffload_dev *hw, int ret);
+void hwoffload_queue_leave(struct hwoffload_dev *hw);
+
+/* hwoffload-pio.c */
+int hwoffload_pio_take(struct hwoffload_dev *hw, u32 unit);
+int hwoffload_pio_load_aes(struct hwoffload_dev *hw, const struct hwe_aes_ctx *ctx);
+void hwoffload_pio_release(struct hwoffload_dev *hw);
+int hwoffload_pio_run(struct hwoffload_dev *hw, unsigned int len, struct hwoffload_req_times *t);
+int hwoffload_pio_chunk(struct hwoffload_dev *hw, struct scatterlist *src, struct scatterlist *dst,
+			unsigned int off, unsigned int len, struct hwoffload_req_times *t);
+void hwoffload_pio_count(struct hwoffload_dev *hw, int ret, enum hwoffload_stat requests,
+			 enum hwoffload_stat bytes, unsigned int len);
+int hwoffload_pio_probe(struct hwoffload_dev *hw, struct hwoffload_req_times *t);
+
+/* hwoffload-dma.c */
+int hwoffload_sg_dma_nents(struct device *dev, struct scatterlist *sg, unsigned int len,
+			   unsigned int piece);
+int hwoffload_bounce_alloc(struct hwoffload_bounce *b, unsigned int len, gfp_t gfp);
+int hwoffload_bounce_map(struct hwoffload_dev *hw, struct hwoffload_bounce *b,
+			 enum dma_data_direction dir);
+void hwoffload_bounce_free(struct hwoffload_dev *hw, struct hwoffload_bounce *b,
+			   enum dma_data_direction dir, struct scatterlist *copy_out,
+			   unsigned int len);
+int hwoffload_dma_map_bufs(struct hwoffload_dev *hw, struct hwoffload_dma_bufs *b,
+			   struct scatterlist *src, struct scatterlist *dst, unsigned int len,
+			   unsigned int copy_len, unsigned int bounce_len, gfp_t gfp);
+void hwoffload_dma_unmap_bufs(struct hwoffload_dev *hw, struct hwoffload_dma_bufs *b,
+			      struct scatterlist *src, struct scatterlist *dst,
+			      unsigned int copy_len);
+void hwoffload_desc_fill(struct hwe_desc *desc, dma_addr_t src, dma_addr_t dst, u32 len, u32 flags);
+u32 hwoffload_dma_data_descs(struct hwoffload_ring *ring, u32 index, struct scatterlist *src,
+			     struct scatterlist *dst, unsigned int len);
+void hwoffload_ring_load_ctx(struct hwoffload_ring *ring, u32 index, size_t off, u32 len);
+int hwoffload_ring_reserve(struct hwoffload_dev *hw, struct hwoffload_dma_req *dreq, u32 ndesc,
+			   size_t ctx_off, u32 ctx_len);
+void hwoffload_ring_publish(struct hwoffload_dev *hw, struct hwoffload_dma_req *dreq, u32 end);
+int hwoffload_dma_wait(struct hwoffload_dma_req *dreq);
+unsigned int hwoffload_dma_complete(struct hwoffload_dev *hw, bool all, u64 seen_ns);
+int hwoffload_dma_probe(struct hwoffload_dev *hw, struct hwoffload_req_times *t);
+void hwoffload_dma_timeout_work(struct work_struct *work);
+irqreturn_t hwoffload_dma_irq(int irq, void *data);
+irqreturn_t hwoffload_dma_irq_thread(int irq, void *data);
 
 #endif /* HWOFFLOAD_H */
