@@ -413,7 +413,8 @@ struct hwoffload_hash_info {
 	u32 hw_alg;
 	unsigned int digestsize;
 	unsigned int blocksize;
-	int generic_priority;
+	int generic_priority;		/* the kernel's generic C driver's */
+	/* the chaining words, as the generic driver exports them and the engine keeps them */
 	unsigned int words;
 	unsigned int word_size;
 	bool little_endian;
