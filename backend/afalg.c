@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * transport.c - the AF_ALG socket layer under skcipher.c, hash.c and aead.c: bind, key,
- * accept, the landing area, and the words for the kernel's errors.
+ * afalg.c - the AF_ALG transport: its operations for transport.h, and the socket layer under
+ * afalg_skcipher.c, afalg_hash.c and afalg_aead.c: bind, key, accept, the landing area, and the
+ * words for the kernel's errors. Another vendor's engine is reached through its guard (guard.h).
  */
 #define _GNU_SOURCE /* accept4, explicit_bzero */
 #include <errno.h>
@@ -15,12 +16,21 @@
 
 #include <linux/if_alg.h>
 
+#include "backend/afalg.h"
 #include "backend/guard.h"
 #include "backend/probe.h"
 #include "backend/text.h"
-#include "backend/transport.h"
 
 #define OPTMEM_MAX "/proc/sys/net/core/optmem_max"
+
+/* The kernel's own interface: it reaches every driver /proc/crypto lists, so it is the last. */
+const struct hwoff_transport hwoff_transport_afalg = {
+	.skcipher = &hwoff_afalg_skcipher_ops,
+	.hash = &hwoff_afalg_hash_ops,
+	.aead = &hwoff_afalg_aead_ops,
+	.guard = hwoff_guard_driver,
+	.stuck = hwoff_guard_stuck,
+};
 
 /* The inode of the socket fd is open on; 0, which no socket has, if it is not one. */
 static ino_t inode_of(int fd)
