@@ -1,14 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * guard.c - AF_ALG calls on another vendor's engine, made by a guard process under a time limit
- * (guard.h says why).
- *
- * The caller and its guard talk over a SOCK_SEQPACKET pair: one struct guard_call each way, a
- * descriptor beside it by SCM_RIGHTS (the socket a call is on; the one bind or accept made), the
- * data in the shared window. The guard keeps no socket between calls, so a descriptor's life is
- * the caller's alone.
+ * (guard.h says why): the drivers guarded, and the caller's side of each call (the guard's is
+ * guard_process.c; what they say to each other, guard_process.h). The guard keeps no socket
+ * between calls, so a descriptor's life is the caller's alone.
  */
-#define _GNU_SOURCE /* close_range, explicit_bzero */
+#define _GNU_SOURCE /* explicit_bzero */
 #include <errno.h>
 #include <poll.h>
 #include <pthread.h>
@@ -17,8 +14,6 @@
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/prctl.h>
-#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -26,39 +21,14 @@
 
 #include "backend/discover.h" /* HWOFF_NAME_MAX */
 #include "backend/guard.h"
+#include "backend/guard_process.h"
 
-#define GUARDS_MAX  32 /* drivers guarded in one process: a path table has at most 31 */
-#define CONTROL_MAX 256 /* a sendmsg's control messages: the operation, an IV, the AAD length */
-
-#define KEPT_MAX 1024 /* sockets a guard holds the last reference of */
-
-enum guard_op {
-	OP_BIND,
-	OP_SETSOCKOPT,
-	OP_ACCEPT,
-	OP_SENDMSG,
-	OP_READ,
-	OP_CLOSE,
-};
+#define GUARDS_MAX 32 /* drivers guarded in one process: a path table has at most 31 */
 
 static const char *const op_names[] = {
-	[OP_BIND] = "bind",	  [OP_SETSOCKOPT] = "setsockopt", [OP_ACCEPT] = "accept",
-	[OP_SENDMSG] = "sendmsg", [OP_READ] = "recvmsg",	  [OP_CLOSE] = "close",
-};
-
-/* One call, and in the same struct its answer. */
-struct guard_call {
-	int op;
-	int arg; /* setsockopt's option, sendmsg's flags */
-	bool no_value; /* setsockopt with a NULL value (ALG_SET_AEAD_AUTHSIZE) */
-	size_t len; /* data in the window, or to read into it */
-	size_t control_len;
-	long result; /* the answer: >= 0, or -errno */
-	union {
-		struct sockaddr_alg sa; /* bind */
-		unsigned char control[CONTROL_MAX]; /* sendmsg */
-		struct cmsghdr align;
-	} u;
+	[HWOFF_GUARD_OP_BIND] = "bind",	    [HWOFF_GUARD_OP_SETSOCKOPT] = "setsockopt",
+	[HWOFF_GUARD_OP_ACCEPT] = "accept", [HWOFF_GUARD_OP_SENDMSG] = "sendmsg",
+	[HWOFF_GUARD_OP_READ] = "recvmsg",  [HWOFF_GUARD_OP_CLOSE] = "close",
 };
 
 struct hwoff_guard {
@@ -149,175 +119,6 @@ const char *hwoff_guard_stuck(const char *driver)
 	return g && atomic_load(&g->stuck) ? g->stuck_reason : NULL;
 }
 
-/* ---- the guard's side ------------------------------------------------------------------------ */
-
-/*
- * In a guard: a copy of each socket it made, so that the last reference of a socket on the
- * driver is always the guard's. Freeing a keyed transform may wait on the device (virtio-crypto
- * closes its session on its control queue), so the caller's close must never be the last: the
- * guard closes its copy under the caller's time limit (OP_CLOSE), or, stuck, keeps it for good.
- */
-static struct {
-	int fd;
-	ino_t ino;
-} kept[KEPT_MAX];
-static unsigned int kept_count;
-
-static ino_t inode_of(int fd)
-{
-	struct stat st;
-
-	return fstat(fd, &st) ? 0 : st.st_ino;
-}
-
-/* Keep made; false when there is no room (the caller then holds the last reference). */
-static bool keep(int made)
-{
-	if (kept_count == KEPT_MAX)
-		return false;
-	kept[kept_count].fd = made;
-	kept[kept_count].ino = inode_of(made);
-	kept_count++;
-	return true;
-}
-
-/* Close the kept copy of the socket fd is open on: the last reference, here. */
-static void close_kept(int fd)
-{
-	ino_t ino = inode_of(fd);
-
-	for (unsigned int i = 0; ino && i < kept_count; i++) {
-		if (kept[i].ino != ino)
-			continue;
-		close(kept[i].fd);
-		kept[i] = kept[--kept_count];
-		return;
-	}
-}
-
-/* One message and at most one descriptor; returns the bytes, 0 at the other end's close. */
-static ssize_t receive(int sock, struct guard_call *c, int *fd)
-{
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	struct iovec iov = { .iov_base = c, .iov_len = sizeof(*c) };
-	struct msghdr msg = { .msg_iov = &iov,
-			      .msg_iovlen = 1,
-			      .msg_control = control.buf,
-			      .msg_controllen = sizeof(control.buf) };
-	struct cmsghdr *cmsg;
-	ssize_t n;
-
-	*fd = -1;
-	do
-		n = recvmsg(sock, &msg, MSG_CMSG_CLOEXEC);
-	while (n < 0 && errno == EINTR);
-	cmsg = n > 0 ? CMSG_FIRSTHDR(&msg) : NULL;
-	if (cmsg && cmsg->cmsg_level == SOL_SOCKET && cmsg->cmsg_type == SCM_RIGHTS)
-		memcpy(fd, CMSG_DATA(cmsg), sizeof(int));
-	if (n != sizeof(*c) && *fd >= 0) {
-		close(*fd);
-		*fd = -1;
-	}
-	/* a descriptor the receiver had no room for (RLIMIT_NOFILE) is dropped by the kernel */
-	if (n == sizeof(*c) && (msg.msg_flags & MSG_CTRUNC) && c->result >= 0)
-		c->result = -EMFILE;
-	return n;
-}
-
-static ssize_t transmit(int sock, const struct guard_call *c, int fd)
-{
-	union {
-		char buf[CMSG_SPACE(sizeof(int))];
-		struct cmsghdr align;
-	} control;
-	struct iovec iov = { .iov_base = (void *)c, .iov_len = sizeof(*c) };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	ssize_t n;
-
-	if (fd >= 0) {
-		struct cmsghdr *cmsg;
-
-		memset(&control, 0, sizeof(control));
-		msg.msg_control = control.buf;
-		msg.msg_controllen = sizeof(control.buf);
-		cmsg = CMSG_FIRSTHDR(&msg);
-		cmsg->cmsg_level = SOL_SOCKET;
-		cmsg->cmsg_type = SCM_RIGHTS;
-		cmsg->cmsg_len = CMSG_LEN(sizeof(int));
-		memcpy(CMSG_DATA(cmsg), &fd, sizeof(int));
-	}
-	do
-		n = sendmsg(sock, &msg, MSG_NOSIGNAL);
-	while (n < 0 && errno == EINTR);
-	return n;
-}
-
-static long execute(struct guard_call *c, int fd, unsigned char *window, int *made)
-{
-	struct iovec iov = { .iov_base = window, .iov_len = c->len };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	long ret;
-
-	switch (c->op) {
-	case OP_BIND:
-		*made = socket(AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-		if (*made < 0)
-			return -errno;
-		if (!bind(*made, (struct sockaddr *)&c->u.sa, sizeof(c->u.sa)))
-			return 0;
-		ret = -errno;
-		close(*made);
-		*made = -1;
-		return ret;
-	case OP_SETSOCKOPT:
-		return setsockopt(fd, SOL_ALG, c->arg, c->no_value ? NULL : window,
-				  (socklen_t)c->len)
-			       ? -errno
-			       : 0;
-	case OP_ACCEPT:
-		*made = accept4(fd, NULL, NULL, SOCK_CLOEXEC);
-		return *made < 0 ? -errno : 0;
-	case OP_SENDMSG:
-		msg.msg_control = c->control_len ? c->u.control : NULL;
-		msg.msg_controllen = c->control_len;
-		ret = sendmsg(fd, &msg, c->arg);
-		return ret < 0 ? -errno : ret;
-	case OP_READ:
-		ret = read(fd, window, c->len);
-		return ret < 0 ? -errno : ret;
-	case OP_CLOSE:
-		close_kept(fd);
-		return 0;
-	}
-	return -EINVAL;
-}
-
-/* The guard: serves calls until the caller's end closes. System calls only. */
-static __attribute__((noreturn)) void serve(int sock, unsigned char *window)
-{
-	prctl(PR_SET_NAME, "hwoffload-guard");
-	if (sock > 0)
-		close_range(0, (unsigned int)sock - 1, 0);
-	close_range((unsigned int)sock + 1, ~0u, 0);
-	for (;;) {
-		struct guard_call c;
-		int fd, made = -1;
-
-		if (receive(sock, &c, &fd) != sizeof(c))
-			_exit(0);
-		c.result = execute(&c, fd, window, &made);
-		if (fd >= 0)
-			close(fd);
-		if (transmit(sock, &c, made) < 0)
-			_exit(0);
-		if (made >= 0 && !keep(made))
-			close(made);
-	}
-}
-
 /* ---- the caller's side ----------------------------------------------------------------------- */
 
 static int spawn(struct hwoff_guard *g, char *why, size_t why_len)
@@ -352,7 +153,7 @@ static int spawn(struct hwoff_guard *g, char *why, size_t why_len)
 	if (pid == 0) {
 		setpgid(0, 0);
 		close(sock[0]);
-		serve(sock[1], window);
+		hwoff_guard_serve(sock[1], window);
 	}
 	error = errno;
 	pthread_sigmask(SIG_SETMASK, &old, NULL);
@@ -497,10 +298,10 @@ static void gather(unsigned char *to, const struct window_data *d, size_t len)
  * is not NULL), what it read out of the window, which is wiped after. Returns c->result (for a
  * read, the bytes copied to d->out), or -errno with why.
  */
-static long call(struct hwoff_guard *g, struct guard_call *c, int fd, bool give,
+static long call(struct hwoff_guard *g, struct hwoff_guard_call *c, int fd, bool give,
 		 const struct window_data *d, int *made, char *why, size_t why_len)
 {
-	size_t used = c->op == OP_READ ? 0 : c->len;
+	size_t used = c->op == HWOFF_GUARD_OP_READ ? 0 : c->len;
 	enum { GUARD_ANSWERED, GUARD_STUCK, GUARD_ENDED } outcome;
 	int answer_fd = -1, cancel, sent;
 	long ret;
@@ -516,16 +317,17 @@ static long call(struct hwoff_guard *g, struct guard_call *c, int fd, bool give,
 	}
 	if (d && d->iov)
 		gather(g->window, d, c->len);
-	sent = transmit(g->cmd, c, fd) < 0 ? -1 : 0;
+	sent = hwoff_guard_transmit(g->cmd, c, fd) < 0 ? -1 : 0;
 	if (give)
 		close(fd); /* not the last reference: one is in flight to the guard */
 	outcome = sent < 0 ? GUARD_ENDED : GUARD_ANSWERED;
 	if (outcome == GUARD_ANSWERED) {
 		int n = answer_in_time(g);
 
-		outcome = n == 0						  ? GUARD_STUCK
-			  : n < 0 || receive(g->cmd, c, &answer_fd) != sizeof(*c) ? GUARD_ENDED
-										  : GUARD_ANSWERED;
+		outcome = n == 0 ? GUARD_STUCK
+			  : n < 0 || hwoff_guard_receive(g->cmd, c, &answer_fd) != sizeof(*c)
+				  ? GUARD_ENDED
+				  : GUARD_ANSWERED;
 	}
 	if (outcome != GUARD_ANSWERED) {
 		explicit_bzero(g->window, used);
@@ -548,12 +350,13 @@ static long call(struct hwoff_guard *g, struct guard_call *c, int fd, bool give,
 		pthread_setcancelstate(cancel, NULL);
 		return ret;
 	}
-	if (c->op == OP_READ && c->result > 0) {
+	if (c->op == HWOFF_GUARD_OP_READ && c->result > 0) {
 		used = (size_t)c->result < d->out_len ? (size_t)c->result : d->out_len;
 		memcpy(d->out, g->window, used);
 		c->result = (long)used;
 	}
-	explicit_bzero(g->window, c->op == OP_READ && c->result > 0 ? (size_t)c->result : used);
+	explicit_bzero(g->window,
+		       c->op == HWOFF_GUARD_OP_READ && c->result > 0 ? (size_t)c->result : used);
 	pthread_mutex_unlock(&g->lock);
 	pthread_setcancelstate(cancel, NULL);
 	if (made && c->result >= 0 && answer_fd < 0)
@@ -569,7 +372,7 @@ static long call(struct hwoff_guard *g, struct guard_call *c, int fd, bool give,
 int hwoff_guard_bind(struct hwoff_guard *g, const struct sockaddr_alg *sa, char *why,
 		     size_t why_len)
 {
-	struct guard_call c = { .op = OP_BIND, .u.sa = *sa };
+	struct hwoff_guard_call c = { .op = HWOFF_GUARD_OP_BIND, .u.sa = *sa };
 	int fd = -1;
 	long ret = call(g, &c, -1, false, NULL, &fd, why, why_len);
 
@@ -583,8 +386,8 @@ int hwoff_guard_setsockopt(struct hwoff_guard *g, int fd, int optname, const voi
 {
 	struct iovec iov = { .iov_base = (void *)value, .iov_len = len };
 	struct window_data d = { .iov = value ? &iov : NULL, .iov_count = 1 };
-	struct guard_call c = {
-		.op = OP_SETSOCKOPT, .arg = optname, .len = len, .no_value = !value
+	struct hwoff_guard_call c = {
+		.op = HWOFF_GUARD_OP_SETSOCKOPT, .arg = optname, .len = len, .no_value = !value
 	};
 
 	if (value && len > HWOFF_GUARD_WINDOW)
@@ -594,7 +397,7 @@ int hwoff_guard_setsockopt(struct hwoff_guard *g, int fd, int optname, const voi
 
 int hwoff_guard_accept(struct hwoff_guard *g, int fd, char *why, size_t why_len)
 {
-	struct guard_call c = { .op = OP_ACCEPT };
+	struct hwoff_guard_call c = { .op = HWOFF_GUARD_OP_ACCEPT };
 	int made = -1;
 	long ret = call(g, &c, fd, false, NULL, &made, why, why_len);
 
@@ -609,13 +412,13 @@ ssize_t hwoff_guard_sendmsg(struct hwoff_guard *g, int fd, const struct msghdr *
 	struct window_data d = { .iov = msg->msg_iov, .iov_count = (int)msg->msg_iovlen };
 	size_t total = 0, sent = 0;
 
-	if (msg->msg_controllen > CONTROL_MAX)
+	if (msg->msg_controllen > HWOFF_GUARD_CONTROL_MAX)
 		return -EMSGSIZE;
 	for (size_t i = 0; i < msg->msg_iovlen; i++)
 		total += msg->msg_iov[i].iov_len;
 	/* the control messages go with the first piece, as one sendmsg() would give them */
 	do {
-		struct guard_call c = { .op = OP_SENDMSG };
+		struct hwoff_guard_call c = { .op = HWOFF_GUARD_OP_SENDMSG };
 		size_t piece =
 			total - sent < HWOFF_GUARD_WINDOW ? total - sent : HWOFF_GUARD_WINDOW;
 		long ret;
@@ -642,7 +445,7 @@ ssize_t hwoff_guard_read(struct hwoff_guard *g, int fd, void *buf, size_t len, c
 			 size_t why_len)
 {
 	struct window_data d = { .out = buf, .out_len = len };
-	struct guard_call c = { .op = OP_READ };
+	struct hwoff_guard_call c = { .op = HWOFF_GUARD_OP_READ };
 
 	c.len = len < HWOFF_GUARD_WINDOW ? len : HWOFF_GUARD_WINDOW;
 	return call(g, &c, fd, false, &d, NULL, why, why_len);
@@ -650,7 +453,7 @@ ssize_t hwoff_guard_read(struct hwoff_guard *g, int fd, void *buf, size_t len, c
 
 void hwoff_guard_close(struct hwoff_guard *g, int fd)
 {
-	struct guard_call c = { .op = OP_CLOSE };
+	struct hwoff_guard_call c = { .op = HWOFF_GUARD_OP_CLOSE };
 	char why[HWOFF_GUARD_WHY_MAX];
 
 	if (fd < 0)

@@ -23,7 +23,9 @@
  * without exec it holds a copy of the caller's memory as it was when the guard started (keys of
  * that time included, and the mappings of files), until the kernel frees it.
  *
- * Not for the provider: transport.c routes a session's calls here when its driver is guarded.
+ * Part of the AF_ALG transport: afalg.c routes a session's calls here when its driver is guarded;
+ * the rest of the backend reaches hwoff_guard_driver() and hwoff_guard_stuck() through struct
+ * hwoff_transport (transport.h).
  */
 #ifndef HWOFF_BACKEND_GUARD_H
 #define HWOFF_BACKEND_GUARD_H

@@ -5,8 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "backend/guard.h"
 #include "backend/router.h"
+#include "backend/transport.h"
 
 /* The smallest request the table sends elsewhere than software: SIZE_MAX when none. */
 static size_t software_below(struct hwoff_router *r, const struct hwoff_alg *alg,
@@ -99,7 +99,7 @@ void hwoff_route_refusal(const struct hwoff_path *refused, char *why, size_t why
 bool hwoff_route_failed(struct hwoff_router *r, struct hwoff_path *path,
 			enum hwoff_fallback_reason why, bool can_redo, const char *message)
 {
-	const char *stuck = hwoff_guard_stuck(path->name);
+	const char *stuck = path->transport->stuck(path->name);
 
 	/* an engine that stopped answering is out of service for the rest of the process */
 	if (stuck)

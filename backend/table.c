@@ -11,9 +11,9 @@
 #include <string.h>
 #include <time.h>
 
-#include "backend/guard.h"
 #include "backend/table.h"
 #include "backend/text.h"
+#include "backend/transport.h"
 
 /*
  * hwoff_path.state. "Being marked" lasts while one thread writes the reason and the back-off; it
@@ -195,6 +195,7 @@ static unsigned int intern_path(struct hwoff_table *t, const char *name)
 	path = &t->paths[t->path_count];
 	strcpy(path->name, name);
 	path->software = false;
+	path->transport = hwoff_transport_of(name);
 	atomic_init(&path->state, PATH_USABLE);
 	return t->path_count++;
 }
@@ -601,7 +602,7 @@ size_t hwoff_table_check_drivers(struct hwoff_table *t, const struct hwoff_disco
 		if (impl->class != HWOFF_IMPL_OFFLOAD)
 			continue;
 		problems += clamp_to_proof(t, p, warnings, warnings_len);
-		if (hwoff_guard_driver(path->name, 0))
+		if (path->transport->guard(path->name, 0))
 			problems += mark_and_warn(path, warnings, warnings_len,
 						  "another vendor's engine %s has no guard: more "
 						  "than the drivers one process guards",

@@ -23,6 +23,8 @@
 #include "backend/fingerprint.h" /* and HWOFF_PATHS_MAX */
 #include "backend/stats.h"
 
+struct hwoff_transport;
+
 #define HWOFF_SOFTWARE	 "software" /* the path name of OpenSSL's default provider */
 #define HWOFF_RANGES_MAX 8 /* per entry */
 #define HWOFF_SIZE_LIMIT (1UL << 30) /* no range starts past 1 GiB: surely a typo */
@@ -48,6 +50,7 @@ enum hwoff_objective {
 struct hwoff_path {
 	char name[HWOFF_NAME_MAX]; /* HWOFF_SOFTWARE or a kernel driver name */
 	bool software;
+	const struct hwoff_transport *transport; /* reaches the driver; software: NULL */
 	atomic_int state; /* usable, being marked, failed, unusable for good: see table.c */
 	char unusable_reason[256]; /* valid once failed or unusable */
 	/* While failed: when a request may try it again (CLOCK_MONOTONIC ns), and since when. */

@@ -1,286 +1,167 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * transport.c - the AF_ALG socket layer under skcipher.c, hash.c and aead.c: bind, key,
- * accept, the landing area, and the words for the kernel's errors.
+ * transport.c - the calls of transport.h: a context's transport found by its driver's name, what
+ * every transport would check checked once, then the transport's operation.
  */
-#define _GNU_SOURCE /* accept4, explicit_bzero */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/socket.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
-#include <linux/if_alg.h>
-
-#include "backend/guard.h"
-#include "backend/probe.h"
-#include "backend/text.h"
 #include "backend/transport.h"
 
-#define OPTMEM_MAX "/proc/sys/net/core/optmem_max"
+#define HWOFF_TRANSPORT_ENTRY(name) &hwoff_transport_##name,
+static const struct hwoff_transport *const transports[] = { HWOFF_TRANSPORTS(
+	HWOFF_TRANSPORT_ENTRY) };
+#undef HWOFF_TRANSPORT_ENTRY
 
-/* The inode of the socket fd is open on; 0, which no socket has, if it is not one. */
-static ino_t inode_of(int fd)
+const struct hwoff_transport *hwoff_transport_of(const char *driver)
 {
-	struct stat st;
+	size_t i = 0;
 
-	return fd < 0 || fstat(fd, &st) || !S_ISSOCK(st.st_mode) ? 0 : st.st_ino;
+	/* the last one reaches every driver */
+	while (transports[i]->reaches && !transports[i]->reaches(driver))
+		i++;
+	return transports[i];
 }
 
-int hwoff_afalg_fail(struct hwoff_afalg *s, int error, const char *what, const char *fmt, ...)
+/*
+ * A cipher context's key: alg of the context's kind (kind_fits), its key's size, which the
+ * context keeps (at most HWOFF_AES_KEY_MAX).
+ */
+static int check_cipher_key(bool kind_fits, const struct hwoff_alg *alg, const char *driver,
+			    size_t key_len, char *err, size_t err_len)
 {
-	va_list ap;
+	if (kind_fits && key_len == alg->key_bytes && key_len <= HWOFF_AES_KEY_MAX)
+		return 0;
+	snprintf(err, err_len, "%s on %s: a key of %zu bytes, the algorithm takes %u", alg->name,
+		 driver, key_len, alg->key_bytes);
+	return -EINVAL;
+}
 
-	snprintf(s->error, sizeof(s->error), "%s on %s: %s", what, s->driver, strerror(error));
-	if (fmt) {
-		size_t used = strlen(s->error);
+/* ---- skcipher -------------------------------------------------------------------------------- */
 
-		va_start(ap, fmt);
-		vsnprintf(s->error + used, sizeof(s->error) - used, fmt, ap);
-		va_end(ap);
+int hwoff_skcipher_new(struct hwoff_skcipher **out, const struct hwoff_alg *alg, const char *driver,
+		       const unsigned char *key, size_t key_len, char *err, size_t err_len)
+{
+	*out = NULL;
+	return check_cipher_key(!hwoff_alg_is_digest(alg), alg, driver, key_len, err, err_len)
+		       ?: hwoff_transport_of(driver)->skcipher->open(out, alg, driver, key, key_len,
+								     err, err_len);
+}
+
+void hwoff_skcipher_free(struct hwoff_skcipher *c)
+{
+	if (c)
+		c->ops->close(c);
+}
+
+int hwoff_skcipher_crypt(struct hwoff_skcipher *c, bool encrypt, const unsigned char *in,
+			 unsigned char *out, size_t len)
+{
+	return c->ops->crypt(c, encrypt, in, out, len);
+}
+
+int hwoff_skcipher_set_iv(struct hwoff_skcipher *c, const unsigned char *iv, size_t iv_len)
+{
+	return c->ops->set_iv(c, iv, iv_len);
+}
+
+size_t hwoff_skcipher_chunk_bytes(const struct hwoff_skcipher *c)
+{
+	return c->ops->chunk_bytes(c);
+}
+
+const char *hwoff_skcipher_error(const struct hwoff_skcipher *c)
+{
+	return c->ops->error(c);
+}
+
+/* ---- hash ------------------------------------------------------------------------------------ */
+
+int hwoff_hash_new(struct hwoff_hash **out, const struct hwoff_alg *alg, const char *driver,
+		   const unsigned char *key, size_t key_len, char *err, size_t err_len)
+{
+	*out = NULL;
+	if (!hwoff_alg_is_digest(alg)) {
+		snprintf(err, err_len, "%s on %s: not a digest", alg->name, driver);
+		return -EINVAL;
 	}
-	if (s->guard_why[0])
-		hwoff_appendf(s->error, sizeof(s->error), ": %s", s->guard_why);
-	s->guard_why[0] = '\0'; /* said once, with the failure it belongs to */
-	return -error;
+	return hwoff_transport_of(driver)->hash->open(out, alg, driver, key, key_len, err, err_len);
 }
 
-int hwoff_afalg_setsockopt(struct hwoff_afalg *s, int optname, const void *value, socklen_t len)
+int hwoff_hash_dup(struct hwoff_hash **out, struct hwoff_hash *h, char *err, size_t err_len)
 {
-	s->guard_why[0] = '\0';
-	if (s->guard)
-		return hwoff_guard_setsockopt(s->guard, s->tfm_fd, optname, value, len,
-					      s->guard_why, sizeof(s->guard_why));
-	return setsockopt(s->tfm_fd, SOL_ALG, optname, value, len) ? -errno : 0;
+	*out = NULL;
+	return h->ops->dup(out, h, err, err_len);
 }
 
-ssize_t hwoff_afalg_write(struct hwoff_afalg *s, const void *data, size_t len, int flags)
+void hwoff_hash_free(struct hwoff_hash *h)
 {
-	struct iovec iov = { .iov_base = (void *)data, .iov_len = len };
-	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
-	ssize_t ret;
-
-	s->guard_why[0] = '\0';
-	if (s->guard)
-		return hwoff_guard_sendmsg(s->guard, s->op_fd, &msg, flags, s->guard_why,
-					   sizeof(s->guard_why));
-	ret = sendmsg(s->op_fd, &msg, flags);
-	return ret < 0 ? -errno : ret;
+	if (h)
+		h->ops->close(h);
 }
 
-ssize_t hwoff_afalg_read(struct hwoff_afalg *s, void *buf, size_t len)
+int hwoff_hash_update(struct hwoff_hash *h, const void *data, size_t len)
 {
-	ssize_t ret;
-
-	s->guard_why[0] = '\0';
-	if (s->guard)
-		return hwoff_guard_read(s->guard, s->op_fd, buf, len, s->guard_why,
-					sizeof(s->guard_why));
-	ret = read(s->op_fd, buf, len);
-	return ret < 0 ? -errno : ret;
+	return h->ops->update(h, data, len);
 }
 
-int hwoff_afalg_bind(struct hwoff_afalg *s, const struct hwoff_alg *alg, const char *driver,
-		     const unsigned char *key, size_t key_len)
+int hwoff_hash_final(struct hwoff_hash *h, unsigned char *md, size_t md_len)
 {
-	const char *type = hwoff_alg_kernel_type(alg);
-	struct sockaddr_alg sa = { .salg_family = AF_ALG };
-	int error;
-
-	s->alg = alg;
-	s->tfm_fd = s->op_fd = -1;
-	s->pid = getpid();
-	s->error[0] = s->guard_why[0] = '\0';
-	snprintf(s->driver, sizeof(s->driver), "%s", driver);
-	if (strlen(driver) >= sizeof(sa.salg_name))
-		return hwoff_afalg_fail(s, ENAMETOOLONG, "AF_ALG bind", " (AF_ALG takes %zu bytes)",
-					sizeof(sa.salg_name) - 1);
-	strcpy((char *)sa.salg_type, type);
-	strcpy((char *)sa.salg_name, driver);
-
-	s->guard = hwoff_guard_of(driver);
-	if (s->guard) {
-		int fd = hwoff_guard_bind(s->guard, &sa, s->guard_why, sizeof(s->guard_why));
-
-		if (fd < 0 && s->guard_why[0])
-			return hwoff_afalg_fail(s, -fd, "AF_ALG bind", NULL);
-		s->tfm_fd = fd < 0 ? -1 : fd;
-		error = fd < 0 ? -fd : 0;
-	} else {
-		s->tfm_fd = socket(AF_ALG, SOCK_SEQPACKET | SOCK_CLOEXEC, 0);
-		error = s->tfm_fd < 0 || bind(s->tfm_fd, (struct sockaddr *)&sa, sizeof(sa)) ? errno
-											     : 0;
-	}
-	s->tfm_ino = inode_of(s->tfm_fd);
-	if (error) {
-		/* probe.c words it: the driver, the errno, the 7.2 change, af_alg_restrict */
-		hwoff_probe_explain_here(s->error, sizeof(s->error), error, type,
-					 s->tfm_fd < 0 && !s->guard ? NULL : driver);
-		return -error;
-	}
-	error = key ? -hwoff_afalg_setsockopt(s, ALG_SET_KEY, key, (socklen_t)key_len) : 0;
-	if (error)
-		return hwoff_afalg_fail(s, error, "ALG_SET_KEY", " (a key of %zu bytes for %s)",
-					key_len, alg->name);
-	return 0;
+	return h->ops->final(h, md, md_len);
 }
 
-int hwoff_afalg_rebind(struct hwoff_afalg *s, const unsigned char *key, size_t key_len)
+int hwoff_hash_finup(struct hwoff_hash *h, const void *data, size_t len, unsigned char *md,
+		     size_t md_len)
 {
-	char driver[HWOFF_NAME_MAX];
-
-	hwoff_afalg_close(s);
-	memcpy(driver, s->driver, sizeof(driver)); /* bind() writes s->driver */
-	return hwoff_afalg_bind(s, s->alg, driver, key, key_len);
+	return h->ops->finup(h, data, len, md, md_len);
 }
 
-/* Through the guard, where s has one: its last reference may wait on the device. */
-static void close_fd(struct hwoff_afalg *s, int *fd)
+int hwoff_hash_reset(struct hwoff_hash *h)
 {
-	if (*fd >= 0 && s->guard)
-		hwoff_guard_close(s->guard, *fd);
-	else if (*fd >= 0)
-		close(*fd);
-	*fd = -1;
+	return h->ops->reset(h);
 }
 
-int hwoff_afalg_accept(struct hwoff_afalg *s, int from)
+const char *hwoff_hash_error(const struct hwoff_hash *h)
 {
-	long optmem;
-	int fd;
-
-	s->guard_why[0] = '\0';
-	fd = s->guard ? hwoff_guard_accept(s->guard, from, s->guard_why, sizeof(s->guard_why))
-		      : accept4(from, NULL, NULL, SOCK_CLOEXEC);
-	if (fd < 0) {
-		int error = s->guard ? -fd : errno;
-
-		optmem = hwoff_read_number(OPTMEM_MAX); /* 20 KiB before 6.8 */
-		if (error == ENOMEM && optmem > 0)
-			return hwoff_afalg_fail(s, error, "AF_ALG accept",
-						" (the driver's request state exceeds socket "
-						"memory, net.core.optmem_max = %ld bytes)",
-						optmem);
-		if (error == ENOKEY)
-			return hwoff_afalg_fail(s, error, "AF_ALG accept", " (no key was set)");
-		return hwoff_afalg_fail(s, error, "AF_ALG accept", NULL);
-	}
-	close_fd(s, &s->op_fd);
-	s->op_fd = fd;
-	s->op_ino = inode_of(fd);
-	return 0;
+	return h->ops->error(h);
 }
 
-ssize_t hwoff_afalg_send(struct hwoff_afalg *s, bool encrypt, const unsigned char *iv,
-			 size_t assoclen, const struct iovec *iov, int iovcnt)
+bool hwoff_hash_orphaned(const struct hwoff_hash *h)
 {
-	union {
-		char buf[CMSG_SPACE(sizeof(__u32)) * 2 +
-			 CMSG_SPACE(sizeof(struct af_alg_iv) + HWOFF_IV_MAX)];
-		struct cmsghdr align;
-	} control;
-	struct msghdr msg = {
-		.msg_control = control.buf,
-		.msg_controllen = CMSG_SPACE(sizeof(__u32)),
-		.msg_iov = (struct iovec *)iov,
-		.msg_iovlen = (size_t)iovcnt,
-	};
-	unsigned int iv_len = s->alg->iv_bytes;
-	struct cmsghdr *cmsg;
-	ssize_t ret;
-
-	memset(&control, 0, sizeof(control));
-	cmsg = CMSG_FIRSTHDR(&msg);
-	cmsg->cmsg_level = SOL_ALG;
-	cmsg->cmsg_type = ALG_SET_OP;
-	cmsg->cmsg_len = CMSG_LEN(sizeof(__u32));
-	*(__u32 *)CMSG_DATA(cmsg) = encrypt ? ALG_OP_ENCRYPT : ALG_OP_DECRYPT;
-	if (iv && iv_len) {
-		struct af_alg_iv *alg_iv;
-
-		msg.msg_controllen += CMSG_SPACE(sizeof(*alg_iv) + iv_len);
-		cmsg = CMSG_NXTHDR(&msg, cmsg);
-		cmsg->cmsg_level = SOL_ALG;
-		cmsg->cmsg_type = ALG_SET_IV;
-		cmsg->cmsg_len = CMSG_LEN(sizeof(*alg_iv) + iv_len);
-		alg_iv = (struct af_alg_iv *)CMSG_DATA(cmsg);
-		alg_iv->ivlen = iv_len;
-		memcpy(alg_iv->iv, iv, iv_len);
-	}
-	if (hwoff_alg_is_aead(s->alg)) {
-		msg.msg_controllen += CMSG_SPACE(sizeof(__u32));
-		cmsg = CMSG_NXTHDR(&msg, cmsg);
-		cmsg->cmsg_level = SOL_ALG;
-		cmsg->cmsg_type = ALG_SET_AEAD_ASSOCLEN;
-		cmsg->cmsg_len = CMSG_LEN(sizeof(__u32));
-		*(__u32 *)CMSG_DATA(cmsg) = (__u32)assoclen;
-	}
-	s->guard_why[0] = '\0';
-	if (s->guard)
-		ret = hwoff_guard_sendmsg(s->guard, s->op_fd, &msg, MSG_DONTWAIT, s->guard_why,
-					  sizeof(s->guard_why));
-	else if ((ret = sendmsg(s->op_fd, &msg, MSG_DONTWAIT)) < 0)
-		ret = -errno;
-	explicit_bzero(&control, sizeof(control));
-	return ret;
+	return h->ops->orphaned(h);
 }
 
-bool hwoff_afalg_adopt(struct hwoff_afalg *s)
+/* ---- AEAD ------------------------------------------------------------------------------------ */
+
+bool hwoff_aead_tag_len_valid(size_t tag_len)
 {
-	if (!hwoff_afalg_forked(s))
-		return false;
-	/* still open on the socket s opened there? */
-	if (inode_of(s->tfm_fd) != s->tfm_ino)
-		s->tfm_fd = -1;
-	if (inode_of(s->op_fd) != s->op_ino)
-		s->op_fd = -1;
-	s->pid = getpid();
-	return true;
+	return tag_len == 4 || tag_len == 8 || (tag_len >= 12 && tag_len <= HWOFF_GCM_TAG_MAX);
 }
 
-void hwoff_afalg_drop_op(struct hwoff_afalg *s)
+int hwoff_aead_new(struct hwoff_aead **out, const struct hwoff_alg *alg, const char *driver,
+		   const unsigned char *key, size_t key_len, char *err, size_t err_len)
 {
-	hwoff_afalg_adopt(s);
-	close_fd(s, &s->op_fd);
+	*out = NULL;
+	return check_cipher_key(hwoff_alg_is_aead(alg), alg, driver, key_len, err, err_len)
+		       ?: hwoff_transport_of(driver)->aead->open(out, alg, driver, key, key_len,
+								 err, err_len);
 }
 
-void hwoff_afalg_close(struct hwoff_afalg *s)
+void hwoff_aead_free(struct hwoff_aead *a)
 {
-	hwoff_afalg_drop_op(s);
-	close_fd(s, &s->tfm_fd);
+	if (a)
+		a->ops->close(a);
 }
 
-bool hwoff_afalg_forked(const struct hwoff_afalg *s)
+int hwoff_aead_crypt(struct hwoff_aead *a, bool encrypt, const unsigned char *iv,
+		     const unsigned char *aad, size_t aad_len, const unsigned char *in,
+		     unsigned char *out, size_t len, unsigned char *tag, size_t tag_len)
 {
-	return s->pid != getpid();
+	return a->ops->crypt(a, encrypt, iv, aad, aad_len, in, out, len, tag, tag_len);
 }
 
-int hwoff_afalg_map_landing(struct hwoff_afalg *s, size_t len, void **area)
+const char *hwoff_aead_error(const struct hwoff_aead *a)
 {
-	int error;
-
-	*area = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (*area == MAP_FAILED) {
-		*area = NULL;
-		return hwoff_afalg_fail(s, errno, "mmap", " (%zu bytes to receive into)", len);
-	}
-	if (madvise(*area, len, MADV_WIPEONFORK)) {
-		error = errno;
-		munmap(*area, len);
-		*area = NULL;
-		return hwoff_afalg_fail(s, error, "madvise(MADV_WIPEONFORK)",
-					" (needs Linux 4.14)");
-	}
-	return 0;
-}
-
-void hwoff_afalg_unmap_landing(void *area, size_t len, size_t used)
-{
-	if (!area)
-		return;
-	explicit_bzero(area, used);
-	munmap(area, len);
+	return a->ops->error(a);
 }

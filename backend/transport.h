@@ -1,18 +1,20 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * transport.h - AES and hash requests to one kernel driver through AF_ALG.
+ * transport.h - AES and hash requests to one kernel driver, through the transport that reaches it.
  *
  * A context is bound to one driver by its cra_driver_name, so a path of the path table is one
  * specific implementation ("cbc-aes-hwoffload-dma", "cbc(aes-generic)"), never whatever the
- * kernel would pick for "cbc(aes)".
+ * kernel would pick for "cbc(aes)". The calls below are the same whatever the transport: a
+ * context starts with its transport's operations (struct hwoff_transport, at the end), and a
+ * driver's transport is the first of HWOFF_TRANSPORTS that reaches it.
  *
- * Written on the AF_ALG sockets directly, not on libkcapi 1.4.0, which hides the operation
- * socket (no accept() to clone a hash state, no SO_SNDBUF to size requests), re-sends the
- * caller's IV with each 64 KiB piece of a one-shot kcapi_cipher_encrypt() (so CBC and CTR are
- * wrong past 64 KiB when an IV is given; checked on 6.1), needs crypto_user netlink for every
- * handle and opens its sockets without close-on-exec.
+ * The transport today is AF_ALG (afalg.h), written on the sockets directly, not on libkcapi
+ * 1.4.0, which hides the operation socket (no accept() to clone a hash state, no SO_SNDBUF to
+ * size requests), re-sends the caller's IV with each 64 KiB piece of a one-shot
+ * kcapi_cipher_encrypt() (so CBC and CTR are wrong past 64 KiB when an IV is given; checked on
+ * 6.1), needs crypto_user netlink for every handle and opens its sockets without close-on-exec.
  *
- * Rules:
+ * Rules, every transport's:
  * - Threads: a context is used by one thread at a time. Contexts share nothing, so different
  *   contexts may be used by different threads at once without a lock; one context used from two
  *   threads at once needs the caller's lock.
@@ -25,7 +27,7 @@
  *   leaves the child a number that is closed or another file's, as does a child that closes its
  *   descriptors and opens others (a daemon's start). Before Linux 6.6 a fork() can lose
  *   output the kernel writes to the caller's pages; there the output lands in an area of the
- *   context's own, copied out after (skcipher.c says why).
+ *   context's own, copied out after (afalg_skcipher.c says why).
  * - Keys are kept (to re-key after fork), never logged, and wiped when the context is freed.
  * - Errors: functions return 0 or -errno, and hwoff_*_error() says in words what failed, with
  *   the driver, the sizes and the likely cause. Messages never contain key or data bytes.
@@ -35,23 +37,11 @@
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <sys/socket.h>
-#include <sys/types.h>
-#include <sys/uio.h>
 
 #include "backend/algs.h"
-#include "backend/discover.h"
 
 #define HWOFF_TRANSPORT_ERROR_MAX 512
 #define HWOFF_IV_MAX		  16
-
-/*
- * Data reaches the kernel by sendmsg(): algif_skcipher copies it, algif_hash hashes the caller's
- * pages. vmsplice() and splice() were tried and dropped: in TCG guests they gained nothing for the
- * kernel's CPU drivers and were within the noise for the engine's DMA driver (bench/request-cost,
- * 1 MiB: 10.9 ms spliced against 10.1 ms copied), and Linux 7.2 copies spliced skcipher data
- * anyway.
- */
 
 /* ---- skcipher: ECB, CBC, CTR ----------------------------------------------------------------- */
 
@@ -171,74 +161,88 @@ int hwoff_aead_crypt(struct hwoff_aead *a, bool encrypt, const unsigned char *iv
 		     unsigned char *out, size_t len, unsigned char *tag, size_t tag_len);
 const char *hwoff_aead_error(const struct hwoff_aead *a);
 
-/* ---- the socket layer shared by skcipher.c, hash.c and aead.c; not for the provider -----------
+/* ---- the transports: what reaches a driver, for the calls above ------------------------------
  */
 
-struct hwoff_afalg {
-	const struct hwoff_alg *alg;
-	char driver[HWOFF_NAME_MAX];
-	pid_t pid; /* the process that owns the sockets */
-	int tfm_fd; /* bound to the driver; holds the key */
-	int op_fd; /* accept()ed from tfm_fd; holds the IV or the partial hash */
-	ino_t tfm_ino, op_ino; /* their inodes: whether a number is still theirs after fork */
-	/* another vendor's engine: every call that may wait on it is its guard's (guard.h) */
-	struct hwoff_guard *guard;
-	char guard_why[HWOFF_TRANSPORT_ERROR_MAX / 2]; /* why the guard failed the last call */
-	char error[HWOFF_TRANSPORT_ERROR_MAX];
+/*
+ * A context of each kind starts with its transport's operations, one per call above (the
+ * calls of transport.c check what every transport would, then call them); the rest of the
+ * context is the transport's own. open gets the checked arguments of hwoff_*_new().
+ */
+struct hwoff_skcipher_ops {
+	int (*open)(struct hwoff_skcipher **out, const struct hwoff_alg *alg, const char *driver,
+		    const unsigned char *key, size_t key_len, char *err, size_t err_len);
+	void (*close)(struct hwoff_skcipher *c);
+	int (*crypt)(struct hwoff_skcipher *c, bool encrypt, const unsigned char *in,
+		     unsigned char *out, size_t len);
+	int (*set_iv)(struct hwoff_skcipher *c, const unsigned char *iv, size_t iv_len);
+	size_t (*chunk_bytes)(const struct hwoff_skcipher *c);
+	const char *(*error)(const struct hwoff_skcipher *c);
+};
+
+struct hwoff_hash_ops {
+	int (*open)(struct hwoff_hash **out, const struct hwoff_alg *alg, const char *driver,
+		    const unsigned char *key, size_t key_len, char *err, size_t err_len);
+	int (*dup)(struct hwoff_hash **out, struct hwoff_hash *h, char *err, size_t err_len);
+	void (*close)(struct hwoff_hash *h);
+	int (*update)(struct hwoff_hash *h, const void *data, size_t len);
+	int (*final)(struct hwoff_hash *h, unsigned char *md, size_t md_len);
+	int (*finup)(struct hwoff_hash *h, const void *data, size_t len, unsigned char *md,
+		     size_t md_len);
+	int (*reset)(struct hwoff_hash *h);
+	const char *(*error)(const struct hwoff_hash *h);
+	bool (*orphaned)(const struct hwoff_hash *h);
+};
+
+struct hwoff_aead_ops {
+	int (*open)(struct hwoff_aead **out, const struct hwoff_alg *alg, const char *driver,
+		    const unsigned char *key, size_t key_len, char *err, size_t err_len);
+	void (*close)(struct hwoff_aead *a);
+	int (*crypt)(struct hwoff_aead *a, bool encrypt, const unsigned char *iv,
+		     const unsigned char *aad, size_t aad_len, const unsigned char *in,
+		     unsigned char *out, size_t len, unsigned char *tag, size_t tag_len);
+	const char *(*error)(const struct hwoff_aead *a);
+};
+
+/* The start of every context: a transport's context begins with it. */
+struct hwoff_skcipher {
+	const struct hwoff_skcipher_ops *ops;
+};
+
+struct hwoff_hash {
+	const struct hwoff_hash_ops *ops;
+};
+
+struct hwoff_aead {
+	const struct hwoff_aead_ops *ops;
+};
+
+struct hwoff_transport {
+	/* Whether requests to driver (a path's name) go this way; NULL: every driver (the last). */
+	bool (*reaches)(const char *driver);
+	const struct hwoff_skcipher_ops *skcipher;
+	const struct hwoff_hash_ops *hash;
+	const struct hwoff_aead_ops *aead;
+	/*
+	 * From now on every call on driver in this process is limited to limit_ms (0: the
+	 * transport's default), as another vendor's engine may never answer (guard.h); returns 0
+	 * or -errno. Then stuck() says why driver stopped answering, or NULL while it has not.
+	 */
+	int (*guard)(const char *driver, unsigned int limit_ms);
+	const char *(*stuck)(const char *driver);
 };
 
 /*
- * Sets s->error to "WHAT on DRIVER: strerror(error)" plus the printf-style detail, and why the
- * guard failed the call when it did; -error.
+ * Every transport, each hwoff_transport_NAME in a file of its own; a driver's transport is the
+ * first that reaches it.
  */
-int hwoff_afalg_fail(struct hwoff_afalg *s, int error, const char *what, const char *fmt, ...)
-	__attribute__((format(printf, 4, 5)));
-/* socket, bind and (unless key is NULL) ALG_SET_KEY: s->tfm_fd. Returns 0 or -errno. */
-int hwoff_afalg_bind(struct hwoff_afalg *s, const struct hwoff_alg *alg, const char *driver,
-		     const unsigned char *key, size_t key_len);
-/*
- * The calls that may wait on the driver, each made by the driver's guard where it has one (another
- * vendor's engine, guard.h): setsockopt(SOL_ALG) on s->tfm_fd (value may be NULL, as
- * ALG_SET_AEAD_AUTHSIZE takes), and send() / read() on s->op_fd. Each returns what the system
- * call returns, or -errno.
- */
-int hwoff_afalg_setsockopt(struct hwoff_afalg *s, int optname, const void *value, socklen_t len);
-ssize_t hwoff_afalg_write(struct hwoff_afalg *s, const void *data, size_t len, int flags);
-ssize_t hwoff_afalg_read(struct hwoff_afalg *s, void *buf, size_t len);
-/* hwoff_afalg_bind() again to the same driver: a new s->tfm_fd, no operation socket. */
-int hwoff_afalg_rebind(struct hwoff_afalg *s, const unsigned char *key, size_t key_len);
-/*
- * accept() on from (tfm_fd for a fresh operation, op_fd for a hash clone): the new socket
- * becomes s->op_fd, the one it replaces is closed. Returns 0 or -errno.
- */
-int hwoff_afalg_accept(struct hwoff_afalg *s, int from);
-/*
- * In a forked child, the first call takes s over: a descriptor that is no longer the socket s
- * opened becomes -1 (never closed: the number is not s's). Returns whether s was another
- * process's. Every function here that closes does this first.
- */
-bool hwoff_afalg_adopt(struct hwoff_afalg *s);
-/*
- * One sendmsg() on the operation socket, MSG_DONTWAIT (a full socket must fail, not wait for a
- * reader that is this very thread): ALG_SET_OP; ALG_SET_IV with alg->iv_bytes of iv unless iv
- * is NULL; ALG_SET_AEAD_ASSOCLEN for an AEAD. Returns the bytes taken, or -errno.
- */
-ssize_t hwoff_afalg_send(struct hwoff_afalg *s, bool encrypt, const unsigned char *iv,
-			 size_t assoclen, const struct iovec *iov, int iovcnt);
-/* Close every descriptor s has. */
-void hwoff_afalg_close(struct hwoff_afalg *s);
-/* After a failure: drop the operation socket, whose state is unknown now. */
-void hwoff_afalg_drop_op(struct hwoff_afalg *s);
-/* Whether s's sockets are another process's: a fork happened since they were made. */
-bool hwoff_afalg_forked(const struct hwoff_afalg *s);
+#define HWOFF_TRANSPORTS(X) X(afalg) /* last: the kernel's own interface reaches every driver */
 
-/*
- * Where the kernel writes a request's output when the caller's pages will not do: len bytes
- * that a fork() never shares (MADV_WIPEONFORK), so a fork while a request runs cannot make the
- * kernel write a page the caller no longer has (skcipher.c says when). Returns 0, or -errno
- * with s->error set. Unmap with hwoff_afalg_unmap_landing(), which wipes the first used bytes.
- */
-int hwoff_afalg_map_landing(struct hwoff_afalg *s, size_t len, void **area);
-void hwoff_afalg_unmap_landing(void *area, size_t len, size_t used);
+#define HWOFF_TRANSPORT_DECLARE(name) extern const struct hwoff_transport hwoff_transport_##name;
+HWOFF_TRANSPORTS(HWOFF_TRANSPORT_DECLARE)
+#undef HWOFF_TRANSPORT_DECLARE
+
+/* The transport that reaches driver (never NULL: AF_ALG reaches every name). */
+const struct hwoff_transport *hwoff_transport_of(const char *driver);
 
 #endif

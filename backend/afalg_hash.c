@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * hash.c - digests on one kernel driver through AF_ALG (algif_hash).
+ * afalg_hash.c - digests on one kernel driver through AF_ALG (algif_hash).
  *
  * The partial state lives in the operation socket: each update is a send with MSG_MORE, the
  * final a read. accept() on that socket gives a second one with a copy of the state (the
@@ -15,9 +15,10 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
-#include "backend/transport.h"
+#include "backend/afalg.h"
 
-struct hwoff_hash {
+struct afalg_hash {
+	struct hwoff_hash base;
 	struct hwoff_afalg s;
 	bool started; /* data went to the socket since the last final: it holds a partial state */
 	bool lost; /* a failure lost data or state: only hwoff_hash_reset() helps */
@@ -26,26 +27,38 @@ struct hwoff_hash {
 	size_t key_len;
 };
 
-static struct hwoff_hash *hash_alloc(const struct hwoff_alg *alg, const char *driver, char *err,
+static struct afalg_hash *afalg_hash(const struct hwoff_hash *base)
+{
+	return (struct afalg_hash *)base; /* its first member */
+}
+
+static struct afalg_hash *hash_alloc(const struct hwoff_alg *alg, const char *driver, char *err,
 				     size_t err_len)
 {
-	struct hwoff_hash *h;
+	struct afalg_hash *h = calloc(1, sizeof(*h));
 
-	if (!hwoff_alg_is_digest(alg)) {
-		snprintf(err, err_len, "%s on %s: not a digest", alg->name, driver);
-		return NULL;
-	}
-	h = calloc(1, sizeof(*h));
 	if (!h) {
 		snprintf(err, err_len, "%s on %s: out of memory", alg->name, driver);
 		return NULL;
 	}
+	h->base.ops = &hwoff_afalg_hash_ops;
 	h->s.tfm_fd = h->s.op_fd = -1;
 	return h;
 }
 
+static void hash_close(struct hwoff_hash *base)
+{
+	struct afalg_hash *h = afalg_hash(base);
+
+	hwoff_afalg_close(&h->s);
+	if (h->key)
+		explicit_bzero(h->key, h->key_len);
+	free(h->key);
+	free(h);
+}
+
 /* The key kept: "" for an empty one, which the kernel must still be given (else ENOKEY). */
-static int keep_key(struct hwoff_hash *h, const unsigned char *key, size_t key_len)
+static int keep_key(struct afalg_hash *h, const unsigned char *key, size_t key_len)
 {
 	h->key = malloc(key_len ? key_len : 1);
 	if (!h->key)
@@ -55,15 +68,14 @@ static int keep_key(struct hwoff_hash *h, const unsigned char *key, size_t key_l
 	return 0;
 }
 
-int hwoff_hash_new(struct hwoff_hash **out, const struct hwoff_alg *alg, const char *driver,
-		   const unsigned char *key, size_t key_len, char *err, size_t err_len)
+static int hash_open(struct hwoff_hash **out, const struct hwoff_alg *alg, const char *driver,
+		     const unsigned char *key, size_t key_len, char *err, size_t err_len)
 {
-	struct hwoff_hash *h = hash_alloc(alg, driver, err, err_len);
+	struct afalg_hash *h = hash_alloc(alg, driver, err, err_len);
 	int ret = 0;
 
-	*out = NULL;
 	if (!h)
-		return hwoff_alg_is_digest(alg) ? -ENOMEM : -EINVAL;
+		return -ENOMEM;
 	h->s.alg = alg;
 	if (hwoff_alg_is_hmac(alg))
 		ret = keep_key(h, key, key_len);
@@ -73,22 +85,11 @@ int hwoff_hash_new(struct hwoff_hash **out, const struct hwoff_alg *alg, const c
 		ret = hwoff_afalg_accept(&h->s, h->s.tfm_fd);
 	if (ret < 0) {
 		snprintf(err, err_len, "%s", h->s.error);
-		hwoff_hash_free(h);
+		hash_close(&h->base);
 		return ret;
 	}
-	*out = h;
+	*out = &h->base;
 	return 0;
-}
-
-void hwoff_hash_free(struct hwoff_hash *h)
-{
-	if (!h)
-		return;
-	hwoff_afalg_close(&h->s);
-	if (h->key)
-		explicit_bzero(h->key, h->key_len);
-	free(h->key);
-	free(h);
 }
 
 /*
@@ -96,7 +97,7 @@ void hwoff_hash_free(struct hwoff_hash *h)
  * parent's too: take a copy of its state and let go of it. After a failure or a reset: a fresh
  * one (on a driver socket of this process's own, if the inherited one is gone).
  */
-static int own_sockets(struct hwoff_hash *h)
+static int own_sockets(struct afalg_hash *h)
 {
 	int ret;
 
@@ -125,7 +126,7 @@ static int own_sockets(struct hwoff_hash *h)
 }
 
 /* The socket's state is unknown after a failure: drop it, and the digest with it. */
-static int request_failed(struct hwoff_hash *h, int error, const char *what, size_t len)
+static int request_failed(struct afalg_hash *h, int error, const char *what, size_t len)
 {
 	hwoff_afalg_drop_op(&h->s);
 	h->started = false;
@@ -138,8 +139,9 @@ static int request_failed(struct hwoff_hash *h, int error, const char *what, siz
 				h->s.alg->name);
 }
 
-int hwoff_hash_update(struct hwoff_hash *h, const void *data, size_t len)
+static int hash_update(struct hwoff_hash *base, const void *data, size_t len)
 {
+	struct afalg_hash *h = afalg_hash(base);
 	const unsigned char *p = data;
 	ssize_t ret;
 
@@ -161,7 +163,7 @@ int hwoff_hash_update(struct hwoff_hash *h, const void *data, size_t len)
 	return 0;
 }
 
-static int check_digest_buffer(struct hwoff_hash *h, size_t md_len)
+static int check_digest_buffer(struct afalg_hash *h, size_t md_len)
 {
 	size_t digest_len = h->s.alg->digest_bytes;
 
@@ -172,8 +174,9 @@ static int check_digest_buffer(struct hwoff_hash *h, size_t md_len)
 				digest_len);
 }
 
-int hwoff_hash_final(struct hwoff_hash *h, unsigned char *md, size_t md_len)
+static int hash_final(struct hwoff_hash *base, unsigned char *md, size_t md_len)
 {
+	struct afalg_hash *h = afalg_hash(base);
 	size_t digest_len = h->s.alg->digest_bytes;
 	ssize_t ret = check_digest_buffer(h, md_len);
 
@@ -195,15 +198,16 @@ int hwoff_hash_final(struct hwoff_hash *h, unsigned char *md, size_t md_len)
  * request of the driver, where an update and a final are two, each a round trip to an engine.
  * Older kernels do the update and the final in the send; the read takes the digest either way.
  */
-int hwoff_hash_finup(struct hwoff_hash *h, const void *data, size_t len, unsigned char *md,
-		     size_t md_len)
+static int hash_finup(struct hwoff_hash *base, const void *data, size_t len, unsigned char *md,
+		      size_t md_len)
 {
+	struct afalg_hash *h = afalg_hash(base);
 	ssize_t ret = check_digest_buffer(h, md_len);
 
 	if (ret)
 		return (int)ret;
 	if (!len)
-		return hwoff_hash_update(h, data, len) ?: hwoff_hash_final(h, md, md_len);
+		return hash_update(base, data, len) ?: hash_final(base, md, md_len);
 	ret = own_sockets(h);
 	if (ret)
 		return (int)ret;
@@ -211,11 +215,13 @@ int hwoff_hash_finup(struct hwoff_hash *h, const void *data, size_t len, unsigne
 	if (ret < 0 || (size_t)ret != len)
 		return request_failed(h, ret < 0 ? (int)-ret : EIO, "send", len);
 	h->started = true;
-	return hwoff_hash_final(h, md, md_len);
+	return hash_final(base, md, md_len);
 }
 
-int hwoff_hash_reset(struct hwoff_hash *h)
+static int hash_reset(struct hwoff_hash *base)
 {
+	struct afalg_hash *h = afalg_hash(base);
+
 	if (!h->started && !h->lost && !hwoff_afalg_forked(&h->s))
 		return 0;
 	/* A new operation socket on first use; the driver socket may be the parent's: no state. */
@@ -226,13 +232,11 @@ int hwoff_hash_reset(struct hwoff_hash *h)
 	return 0;
 }
 
-int hwoff_hash_dup(struct hwoff_hash **out, struct hwoff_hash *h, char *err, size_t err_len)
+static int hash_dup(struct hwoff_hash **out, struct hwoff_hash *base, char *err, size_t err_len)
 {
-	struct hwoff_hash *d;
-	int ret;
+	struct afalg_hash *h = afalg_hash(base), *d;
+	int ret = own_sockets(h);
 
-	*out = NULL;
-	ret = own_sockets(h);
 	if (ret) {
 		snprintf(err, err_len, "%s", h->s.error);
 		return ret;
@@ -246,7 +250,7 @@ int hwoff_hash_dup(struct hwoff_hash **out, struct hwoff_hash *h, char *err, siz
 	d->s.tfm_fd = -1;
 	if (h->key && keep_key(d, h->key, h->key_len)) {
 		snprintf(err, err_len, "%s", d->s.error);
-		hwoff_hash_free(d);
+		hash_close(&d->base);
 		return -ENOMEM;
 	}
 	/*
@@ -260,20 +264,32 @@ int hwoff_hash_dup(struct hwoff_hash **out, struct hwoff_hash *h, char *err, siz
 		ret = hwoff_afalg_accept(&d->s, h->started ? h->s.op_fd : h->s.tfm_fd);
 	if (ret < 0) {
 		snprintf(err, err_len, "%s", d->s.error);
-		hwoff_hash_free(d);
+		hash_close(&d->base);
 		return ret;
 	}
 	d->started = h->started;
-	*out = d;
+	*out = &d->base;
 	return 0;
 }
 
-bool hwoff_hash_orphaned(const struct hwoff_hash *h)
+static bool hash_orphaned(const struct hwoff_hash *base)
 {
-	return h->orphaned;
+	return afalg_hash(base)->orphaned;
 }
 
-const char *hwoff_hash_error(const struct hwoff_hash *h)
+static const char *hash_error(const struct hwoff_hash *base)
 {
-	return h->s.error;
+	return afalg_hash(base)->s.error;
 }
+
+const struct hwoff_hash_ops hwoff_afalg_hash_ops = {
+	.open = hash_open,
+	.dup = hash_dup,
+	.close = hash_close,
+	.update = hash_update,
+	.final = hash_final,
+	.finup = hash_finup,
+	.reset = hash_reset,
+	.error = hash_error,
+	.orphaned = hash_orphaned,
+};

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * aead.c - GCM messages to one kernel driver through AF_ALG (algif_aead): one request per whole
- * message, AAD || data (|| tag) in, AAD || data (|| tag) out.
+ * afalg_aead.c - GCM messages to one kernel driver through AF_ALG (algif_aead): one request per
+ * whole message, AAD || data (|| tag) in, AAD || data (|| tag) out.
  */
 #define _GNU_SOURCE /* explicit_bzero */
 #include <errno.h>
@@ -14,12 +14,13 @@
 
 #include <linux/if_alg.h>
 
-#include "backend/transport.h"
+#include "backend/afalg.h"
 
 /* The kernel writes AAD || data || tag here: the largest message and its tag. */
 #define LANDING_BYTES (HWOFF_AEAD_MESSAGE_MAX + HWOFF_GCM_TAG_MAX)
 
-struct hwoff_aead {
+struct afalg_aead {
+	struct hwoff_aead base;
 	struct hwoff_afalg s;
 	unsigned char key[HWOFF_AES_KEY_MAX];
 	size_t key_len;
@@ -28,49 +29,47 @@ struct hwoff_aead {
 	size_t landing_used; /* bytes written (wiped at free) */
 };
 
-bool hwoff_aead_tag_len_valid(size_t tag_len)
+static struct afalg_aead *afalg_aead(const struct hwoff_aead *base)
 {
-	return tag_len == 4 || tag_len == 8 || (tag_len >= 12 && tag_len <= HWOFF_GCM_TAG_MAX);
+	return (struct afalg_aead *)base; /* its first member */
 }
 
-int hwoff_aead_new(struct hwoff_aead **out, const struct hwoff_alg *alg, const char *driver,
-		   const unsigned char *key, size_t key_len, char *err, size_t err_len)
+/* Wiped: the key, the IV, what the kernel wrote. */
+static void free_aead(struct afalg_aead *a)
 {
-	struct hwoff_aead *a;
+	hwoff_afalg_close(&a->s);
+	hwoff_afalg_unmap_landing(a->landing, LANDING_BYTES, a->landing_used);
+	explicit_bzero(a, sizeof(*a));
+	free(a);
+}
+
+static void aead_close(struct hwoff_aead *base)
+{
+	free_aead(afalg_aead(base));
+}
+
+static int aead_open(struct hwoff_aead **out, const struct hwoff_alg *alg, const char *driver,
+		     const unsigned char *key, size_t key_len, char *err, size_t err_len)
+{
+	struct afalg_aead *a = calloc(1, sizeof(*a));
 	int ret;
 
-	*out = NULL;
-	if (!hwoff_alg_is_aead(alg) || key_len != alg->key_bytes || key_len > HWOFF_AES_KEY_MAX) {
-		snprintf(err, err_len, "%s on %s: a key of %zu bytes, the algorithm takes %u",
-			 alg->name, driver, key_len, alg->key_bytes);
-		return -EINVAL;
-	}
-	a = calloc(1, sizeof(*a));
 	if (!a) {
 		snprintf(err, err_len, "%s on %s: out of memory", alg->name, driver);
 		return -ENOMEM;
 	}
+	a->base.ops = &hwoff_afalg_aead_ops;
 	memcpy(a->key, key, key_len);
 	a->key_len = key_len;
 	ret = hwoff_afalg_bind(&a->s, alg, driver, key, key_len)
 		      ?: hwoff_afalg_map_landing(&a->s, LANDING_BYTES, (void **)&a->landing);
 	if (ret) {
 		snprintf(err, err_len, "%s", a->s.error);
-		hwoff_aead_free(a);
+		free_aead(a);
 		return ret;
 	}
-	*out = a;
+	*out = &a->base;
 	return 0;
-}
-
-void hwoff_aead_free(struct hwoff_aead *a)
-{
-	if (!a)
-		return;
-	hwoff_afalg_close(&a->s);
-	hwoff_afalg_unmap_landing(a->landing, LANDING_BYTES, a->landing_used);
-	explicit_bzero(a, sizeof(*a));
-	free(a);
 }
 
 /*
@@ -78,7 +77,7 @@ void hwoff_aead_free(struct hwoff_aead *a)
  * the kernel lets change only while no operation socket is open. In a forked child, sockets of
  * its own (the parent's stay as they are).
  */
-static int own_sockets(struct hwoff_aead *a, size_t tag_len)
+static int own_sockets(struct afalg_aead *a, size_t tag_len)
 {
 	int ret;
 
@@ -103,7 +102,7 @@ static int own_sockets(struct hwoff_aead *a, size_t tag_len)
 	return hwoff_afalg_accept(&a->s, a->s.tfm_fd);
 }
 
-static int request(struct hwoff_aead *a, bool encrypt, const unsigned char *iv,
+static int request(struct afalg_aead *a, bool encrypt, const unsigned char *iv,
 		   const unsigned char *aad, size_t aad_len, const unsigned char *in, size_t len,
 		   const unsigned char *tag, size_t tag_len)
 {
@@ -133,10 +132,11 @@ static int request(struct hwoff_aead *a, bool encrypt, const unsigned char *iv,
 	return 0;
 }
 
-int hwoff_aead_crypt(struct hwoff_aead *a, bool encrypt, const unsigned char *iv,
-		     const unsigned char *aad, size_t aad_len, const unsigned char *in,
-		     unsigned char *out, size_t len, unsigned char *tag, size_t tag_len)
+static int aead_crypt(struct hwoff_aead *base, bool encrypt, const unsigned char *iv,
+		      const unsigned char *aad, size_t aad_len, const unsigned char *in,
+		      unsigned char *out, size_t len, unsigned char *tag, size_t tag_len)
 {
+	struct afalg_aead *a = afalg_aead(base);
 	int ret;
 
 	a->s.error[0] = '\0';
@@ -171,7 +171,14 @@ int hwoff_aead_crypt(struct hwoff_aead *a, bool encrypt, const unsigned char *iv
 	return 0;
 }
 
-const char *hwoff_aead_error(const struct hwoff_aead *a)
+static const char *aead_error(const struct hwoff_aead *base)
 {
-	return a->s.error;
+	return afalg_aead(base)->s.error;
 }
+
+const struct hwoff_aead_ops hwoff_afalg_aead_ops = {
+	.open = aead_open,
+	.close = aead_close,
+	.crypt = aead_crypt,
+	.error = aead_error,
+};

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * skcipher.c - ECB, CBC and CTR requests to one kernel driver through AF_ALG (algif_skcipher).
+ * afalg_skcipher.c - ECB, CBC and CTR requests to one kernel driver through AF_ALG
+ * (algif_skcipher).
  */
 #define _GNU_SOURCE /* explicit_bzero */
 #include <errno.h>
@@ -12,9 +13,9 @@
 
 #include <linux/if_alg.h>
 
+#include "backend/afalg.h"
 #include "backend/guard.h"
 #include "backend/probe.h"
-#include "backend/transport.h"
 
 /*
  * Before 6.6 (the first LTS since AF_ALG takes user pages with iov_iter_extract_pages(), which
@@ -27,7 +28,8 @@
 #define OUTPUT_PINNED_MAJOR 6
 #define OUTPUT_PINNED_MINOR 6
 
-struct hwoff_skcipher {
+struct afalg_skcipher {
+	struct hwoff_skcipher base;
 	struct hwoff_afalg s;
 	unsigned char key[HWOFF_AES_KEY_MAX];
 	size_t key_len;
@@ -38,12 +40,17 @@ struct hwoff_skcipher {
 	size_t landing_len, landing_used; /* mapped; written (wiped at free) */
 };
 
+static struct afalg_skcipher *afalg_skcipher(const struct hwoff_skcipher *base)
+{
+	return (struct afalg_skcipher *)base; /* its first member */
+}
+
 /*
  * One sendmsg() takes what fits the socket's send buffer (SO_SNDBUF, whole pages); more would
  * wait for a reader that is this very thread. Another vendor's engine gets at most
  * HWOFF_GUARD_REQUEST_MAX in one request (guard.h says why).
  */
-static int read_chunk(struct hwoff_skcipher *c)
+static int read_chunk(struct afalg_skcipher *c)
 {
 	size_t page = (size_t)sysconf(_SC_PAGESIZE);
 	socklen_t len = sizeof(int);
@@ -60,55 +67,54 @@ static int read_chunk(struct hwoff_skcipher *c)
 }
 
 /* On a driver socket just bound and keyed: the operation socket and the request size. */
-static int open_op(struct hwoff_skcipher *c)
+static int open_op(struct afalg_skcipher *c)
 {
 	return hwoff_afalg_accept(&c->s, c->s.tfm_fd) ?: read_chunk(c);
 }
 
-int hwoff_skcipher_new(struct hwoff_skcipher **out, const struct hwoff_alg *alg, const char *driver,
-		       const unsigned char *key, size_t key_len, char *err, size_t err_len)
+/* Wiped: the key, the IV, what the kernel wrote. */
+static void free_skcipher(struct afalg_skcipher *c)
 {
-	struct hwoff_skcipher *c;
-	int ret;
-
-	*out = NULL;
-	if (hwoff_alg_is_digest(alg) || key_len != alg->key_bytes || key_len > HWOFF_AES_KEY_MAX) {
-		snprintf(err, err_len, "%s on %s: a key of %zu bytes, the algorithm takes %u",
-			 alg->name, driver, key_len, alg->key_bytes);
-		return -EINVAL;
-	}
-	c = calloc(1, sizeof(*c));
-	if (!c) {
-		snprintf(err, err_len, "%s on %s: out of memory", alg->name, driver);
-		return -ENOMEM;
-	}
-	memcpy(c->key, key, key_len);
-	c->key_len = key_len;
-	ret = hwoff_afalg_bind(&c->s, alg, driver, key, key_len) ?: open_op(c);
-	if (ret) {
-		snprintf(err, err_len, "%s", c->s.error);
-		hwoff_skcipher_free(c);
-		return ret;
-	}
-	*out = c;
-	return 0;
-}
-
-void hwoff_skcipher_free(struct hwoff_skcipher *c)
-{
-	if (!c)
-		return;
 	hwoff_afalg_close(&c->s);
 	hwoff_afalg_unmap_landing(c->landing, c->landing_len, c->landing_used);
 	explicit_bzero(c, sizeof(*c));
 	free(c);
 }
 
+static void skcipher_close(struct hwoff_skcipher *base)
+{
+	free_skcipher(afalg_skcipher(base));
+}
+
+static int skcipher_open(struct hwoff_skcipher **out, const struct hwoff_alg *alg,
+			 const char *driver, const unsigned char *key, size_t key_len, char *err,
+			 size_t err_len)
+{
+	struct afalg_skcipher *c = calloc(1, sizeof(*c));
+	int ret;
+
+	if (!c) {
+		snprintf(err, err_len, "%s on %s: out of memory", alg->name, driver);
+		return -ENOMEM;
+	}
+	c->base.ops = &hwoff_afalg_skcipher_ops;
+	memcpy(c->key, key, key_len);
+	c->key_len = key_len;
+	ret = hwoff_afalg_bind(&c->s, alg, driver, key, key_len) ?: open_op(c);
+	if (ret) {
+		snprintf(err, err_len, "%s", c->s.error);
+		free_skcipher(c);
+		return ret;
+	}
+	*out = &c->base;
+	return 0;
+}
+
 /*
  * In a forked child: sockets of its own, keyed again (the parent's stay as they are). After a
  * failure: a fresh operation socket.
  */
-static int own_sockets(struct hwoff_skcipher *c)
+static int own_sockets(struct afalg_skcipher *c)
 {
 	if (hwoff_afalg_forked(&c->s)) {
 		c->iv_in_kernel = false;
@@ -121,7 +127,7 @@ static int own_sockets(struct hwoff_skcipher *c)
 }
 
 /* ALG_SET_OP always (the direction), ALG_SET_IV when the socket does not hold the IV yet. */
-static ssize_t send_request(struct hwoff_skcipher *c, bool encrypt, const unsigned char *in,
+static ssize_t send_request(struct afalg_skcipher *c, bool encrypt, const unsigned char *in,
 			    size_t len)
 {
 	struct iovec iov = { .iov_base = (void *)in, .iov_len = len };
@@ -129,7 +135,7 @@ static ssize_t send_request(struct hwoff_skcipher *c, bool encrypt, const unsign
 	return hwoff_afalg_send(&c->s, encrypt, c->iv_in_kernel ? NULL : c->iv, 0, &iov, 1);
 }
 
-static int request_failed(struct hwoff_skcipher *c, int error, const char *what, size_t len)
+static int request_failed(struct afalg_skcipher *c, int error, const char *what, size_t len)
 {
 	switch (error) {
 	case EINVAL:
@@ -160,7 +166,7 @@ static bool output_by_reference(void)
 }
 
 /* A landing area of c->chunk bytes where the kernel takes the output by reference. */
-static int landing_ready(struct hwoff_skcipher *c)
+static int landing_ready(struct afalg_skcipher *c)
 {
 	void *area;
 	int ret;
@@ -178,7 +184,7 @@ static int landing_ready(struct hwoff_skcipher *c)
 }
 
 /* One round trip: len bytes (at most c->chunk) sent, processed and read back. */
-static int crypt_chunk(struct hwoff_skcipher *c, bool encrypt, const unsigned char *in,
+static int crypt_chunk(struct afalg_skcipher *c, bool encrypt, const unsigned char *in,
 		       unsigned char *out, size_t len)
 {
 	size_t done = 0;
@@ -205,9 +211,10 @@ static int crypt_chunk(struct hwoff_skcipher *c, bool encrypt, const unsigned ch
 	return 0;
 }
 
-int hwoff_skcipher_crypt(struct hwoff_skcipher *c, bool encrypt, const unsigned char *in,
-			 unsigned char *out, size_t len)
+static int skcipher_crypt(struct hwoff_skcipher *base, bool encrypt, const unsigned char *in,
+			  unsigned char *out, size_t len)
 {
+	struct afalg_skcipher *c = afalg_skcipher(base);
 	const struct hwoff_alg *alg = c->s.alg;
 	unsigned char next_iv[HWOFF_IV_MAX];
 	size_t off;
@@ -249,8 +256,10 @@ int hwoff_skcipher_crypt(struct hwoff_skcipher *c, bool encrypt, const unsigned 
 	return 0;
 }
 
-int hwoff_skcipher_set_iv(struct hwoff_skcipher *c, const unsigned char *iv, size_t iv_len)
+static int skcipher_set_iv(struct hwoff_skcipher *base, const unsigned char *iv, size_t iv_len)
 {
+	struct afalg_skcipher *c = afalg_skcipher(base);
+
 	if (iv_len != c->s.alg->iv_bytes)
 		return hwoff_afalg_fail(&c->s, EINVAL, c->s.alg->name,
 					": an IV of %zu bytes, the algorithm takes %u", iv_len,
@@ -260,12 +269,21 @@ int hwoff_skcipher_set_iv(struct hwoff_skcipher *c, const unsigned char *iv, siz
 	return 0;
 }
 
-size_t hwoff_skcipher_chunk_bytes(const struct hwoff_skcipher *c)
+static size_t skcipher_chunk_bytes(const struct hwoff_skcipher *base)
 {
-	return c->chunk;
+	return afalg_skcipher(base)->chunk;
 }
 
-const char *hwoff_skcipher_error(const struct hwoff_skcipher *c)
+static const char *skcipher_error(const struct hwoff_skcipher *base)
 {
-	return c->s.error;
+	return afalg_skcipher(base)->s.error;
 }
+
+const struct hwoff_skcipher_ops hwoff_afalg_skcipher_ops = {
+	.open = skcipher_open,
+	.close = skcipher_close,
+	.crypt = skcipher_crypt,
+	.set_iv = skcipher_set_iv,
+	.chunk_bytes = skcipher_chunk_bytes,
+	.error = skcipher_error,
+};
