@@ -5,13 +5,13 @@
  * nothing to run. The engine's interface and model come first: a macro of theirs that named
  * something of another layer would break the declarations after it.
  */
-#include "kernel/engine/cipher.h"
-#include "kernel/engine/engine.h"
-#include "kernel/engine/eventloop.h"
-#include "kernel/engine/gcm.h"
-#include "kernel/engine/hash.h"
-#include "kernel/engine/ivshmem_server.h"
-#include "kernel/engine/timing.h"
+#include "emulator/cipher.h"
+#include "emulator/engine.h"
+#include "emulator/eventloop.h"
+#include "emulator/gcm.h"
+#include "emulator/hash.h"
+#include "emulator/ivshmem_server.h"
+#include "emulator/timing.h"
 #include "kernel/hwoffload_regs.h"
 
 #include "backend/algs.h"
