@@ -6,6 +6,7 @@
  * something of another layer would break the declarations after it.
  */
 #include "emulator/cipher.h"
+#include "emulator/core.h"
 #include "emulator/engine.h"
 #include "emulator/eventloop.h"
 #include "emulator/gcm.h"
