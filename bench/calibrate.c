@@ -10,7 +10,7 @@
  *   plot.gp, ALG.png  throughput over size per algorithm, one line per path and direction,
  *                     the throughput table's crossovers marked (PNGs when gnuplot runs here)
  *   thresholds        the bundled engine's auto driver thresholds, the PIO/DMA crossovers, for
- *                     kernel/hwoffload-thresholds to apply when the engine binds (at boot)
+ *                     tools/hwoffload-thresholds to apply when the engine binds (at boot)
  * and sets those thresholds in sysfs.
  */
 #define _GNU_SOURCE /* asprintf */
@@ -643,7 +643,7 @@ int main(int argc, char **argv)
 	fprintf(f,
 		"# The hwoffload engine's auto driver thresholds (sysfs hwoffload/threshold_*), "
 		"bytes:\n# the PIO/DMA crossovers measured by hwoffload-calibrate %s. Install as "
-		"%s\n# for kernel/hwoffload-thresholds to apply when the engine binds.\n",
+		"%s\n# for tools/hwoffload-thresholds to apply when the engine binds.\n",
 		PACKAGE_VERSION, CAL_THRESHOLDS_FILE);
 	set_thresholds(&run, o.set_thresholds, f, report, sizeof(report));
 	ret |= close_out(f, o.out, "thresholds");
