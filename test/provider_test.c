@@ -1180,7 +1180,7 @@ END_TEST
  */
 static void info_routes_software(const char *because)
 {
-	FILE *info = popen("backend/hwoffload-info", "r");
+	FILE *info = popen("tools/hwoffload-info", "r");
 	char line[1024];
 	int software = 0;
 
