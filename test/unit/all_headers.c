@@ -26,7 +26,7 @@
 #include "backend/text.h"
 #include "backend/transport.h"
 #include "bench/benchutil.h"
-#include "bench/calibrate.h"
+#include "tools/calibrate.h"
 #include "provider/cipher.h"
 #include "provider/provider.h"
 #include "test/guest/driverutil.h"

@@ -9,8 +9,8 @@
  * on medians), calibrate-measure.c (what to measure, and when it is enough) and
  * calibrate-worker.c (a path's worker process: the requests, through the provider, and clocks).
  */
-#ifndef HWOFF_BENCH_CALIBRATE_H
-#define HWOFF_BENCH_CALIBRATE_H
+#ifndef HWOFF_TOOLS_CALIBRATE_H
+#define HWOFF_TOOLS_CALIBRATE_H
 
 #include <stdbool.h>
 #include <stddef.h>

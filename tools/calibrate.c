@@ -29,7 +29,7 @@
 
 #include "backend/table_file.h"
 #include "backend/text.h"
-#include "bench/calibrate.h"
+#include "tools/calibrate.h"
 #include "config.h"
 
 #define GRID_MAX 32

@@ -40,7 +40,7 @@
 #include "backend/fingerprint.h"
 #include "backend/probe.h"
 #include "backend/text.h"
-#include "bench/calibrate.h"
+#include "tools/calibrate.h"
 
 /*
  * How long a worker has to answer a command: ANSWER_SECONDS, and SECONDS_PER_MIB more for every
