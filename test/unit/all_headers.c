@@ -26,6 +26,7 @@
 #include "backend/text.h"
 #include "backend/transport.h"
 #include "bench/benchutil.h"
+#include "tools/calibrate-measure.h"
 #include "tools/calibrate.h"
 #include "provider/cipher.h"
 #include "provider/provider.h"
