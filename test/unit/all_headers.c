@@ -27,6 +27,7 @@
 #include "backend/transport.h"
 #include "bench/benchutil.h"
 #include "tools/calibrate-measure.h"
+#include "tools/calibrate-report.h"
 #include "tools/calibrate.h"
 #include "provider/cipher.h"
 #include "provider/provider.h"
