@@ -2,7 +2,7 @@
 /*
  * provider_test - hwoffload.so through OpenSSL's EVP API, against OpenSSL's default provider.
  *
- * Built twice from this file: test/unit/provider_test runs on the host, whose kernel has no
+ * Built twice from this file: test/host/provider_test runs on the host, whose kernel has no
  * AF_ALG, so it checks the software tier and that the provider says why; test/guest/provider_test
  * runs in a guest with the engine and checks every path (software, auto, pio, dma). Each
  * configuration is a provider loaded into a library context of its own, with its configuration

@@ -34,4 +34,4 @@
 #include "test/guest/driverutil.h"
 #include "test/providerutil.h"
 #include "test/testutil.h"
-#include "test/unit/backend_test.h"
+#include "test/host/backend_test.h"
