@@ -32,6 +32,6 @@
 #include "provider/cipher.h"
 #include "provider/provider.h"
 #include "test/guest/driverutil.h"
-#include "test/providerutil.h"
+#include "test/provider/providerutil.h"
 #include "test/testutil.h"
 #include "test/host/backend_test.h"

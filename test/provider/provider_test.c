@@ -34,8 +34,8 @@
 #include "backend/discover.h"
 #include "backend/table.h"
 #include "backend/table_file.h"
-#include "test/provider_test.h"
-#include "test/providerutil.h"
+#include "test/provider/provider_test.h"
+#include "test/provider/providerutil.h"
 #include "test/testutil.h"
 
 #define MAX_LEN	   (1 << 20)
