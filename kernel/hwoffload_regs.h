@@ -2,7 +2,7 @@
 /*
  * hwoffload_regs.h - programming model of the hwoffload crypto engine.
  *
- * Shared by the guest driver (hwoffload.ko) and the emulated engine (kernel/engine/).
+ * Shared by the guest driver (hwoffload.ko) and the emulated engine (emulator/).
  * kernel/ENGINE.md is the prose description; this header is the authority on numbers.
  *
  * All multi-byte values are little-endian. Register offsets are relative to BAR2.

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * The calibration's core (bench/calibrate.h) in the guest, on a small grid with short samples:
+ * The calibration's core (tools/calibrate.h) in the guest, on a small grid with short samples:
  * the table it writes loads without a warning from the loader's checks (fingerprint, drivers),
  * covers every algorithm, key size, direction and objective, and its decisions (hwoff_decide())
  * pick at every measured size the best path measured there or one tied with it (cal_tied()). The
@@ -18,7 +18,7 @@
 
 #include "backend/fingerprint.h"
 #include "backend/table_file.h"
-#include "bench/calibrate.h"
+#include "tools/calibrate.h"
 #include "test/testutil.h"
 
 #define TIE	    0.03

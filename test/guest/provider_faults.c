@@ -3,13 +3,13 @@
  * provider_faults - a fault storm on the emulated engine while threads stream through
  * hwoffload.so: modes pio, dma and auto, each with fallback on and off.
  *
- * Per round the provider is loaded afresh (a failed kernel request may mark its path unusable
- * for the process), worker threads run random differential cases (test/providerutil.h) and the
- * main thread arms the engine's fault knobs (README "The driver") again and again: DMA errors,
- * FIFO errors, lost interrupts, and now and then a stall (which costs the driver's timeout).
- * With fallback on every result is right, except a digest whose bytes the kernel already had,
- * which fails and says so; with fallback off every result is right or an error. Never wrong
- * bytes. HWOFFLOAD_FAULT_ROUNDS (per configuration) sizes it; HWOFFLOAD_TEST_LONG=1 runs 300.
+ * Per round the provider is loaded afresh (a failed kernel request may mark its path unusable for
+ * the process), worker threads run random differential cases (test/provider/providerutil.h) and the
+ * main thread arms the engine's fault knobs (README "The driver") again and again: DMA errors, FIFO
+ * errors, lost interrupts, and now and then a stall (which costs the driver's timeout). With
+ * fallback on every result is right, except a digest whose bytes the kernel already had, which
+ * fails and says so; with fallback off every result is right or an error. Never wrong bytes.
+ * HWOFFLOAD_FAULT_ROUNDS (per configuration) sizes it; HWOFFLOAD_TEST_LONG=1 runs 300.
  */
 #define _GNU_SOURCE
 #include <glob.h>
@@ -19,7 +19,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "test/providerutil.h"
+#include "test/provider/providerutil.h"
 
 #define WORKERS		 3
 #define ARMS_PER_ROUND	 16

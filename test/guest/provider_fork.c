@@ -3,17 +3,17 @@
  * provider_fork - fork() while threads stream through hwoffload.so, on every path (modes
  * software, pio, dma, auto), fallback off.
  *
- * Per path, worker threads run random differential cases (test/providerutil.h) without pause
- * while the main thread, round after round, starts a cipher and a digest stream of its own, forks,
- * and waits for the child. The child continues both inherited streams, runs new contexts, checks
- * every result against the default provider and exits. The parent then continues its own copies
- * of the two streams (the backend clones a hash state in the child from the parent's socket, so
- * the parent leaves it alone until the child is done: backend/transport.h) and checks them. A
+ * Per path, worker threads run random differential cases (test/provider/providerutil.h) without
+ * pause while the main thread, round after round, starts a cipher and a digest stream of its own,
+ * forks, and waits for the child. The child continues both inherited streams, runs new contexts,
+ * checks every result against the default provider and exits. The parent then continues its own
+ * copies of the two streams (the backend clones a hash state in the child from the parent's socket,
+ * so the parent leaves it alone until the child is done: backend/transport.h) and checks them. A
  * child that does not end within CHILD_TIMEOUT_S is a hang: its state (kernel stack and wait
  * channel of every thread, and gdb's backtrace where gdb is installed) is printed, and it is
- * killed. The provider is loaded anew every ROUNDS_PER_LOAD rounds, so that forks come in its
- * first uses too, not only in its steady state. HWOFFLOAD_FORK_ROUNDS (per path, default 1000)
- * sizes it; HWOFFLOAD_TEST_LONG=1 runs 20000 rounds per path.
+ * killed. The provider is loaded anew every ROUNDS_PER_LOAD rounds, so that forks come in its first
+ * uses too, not only in its steady state. HWOFFLOAD_FORK_ROUNDS (per path, default 1000) sizes it;
+ * HWOFFLOAD_TEST_LONG=1 runs 20000 rounds per path.
  *
  * And per kernel path, a request's output while another thread forks and a third writes on the
  * output's last page, past its end: before 6.5 AF_ALG takes the output pages by reference
@@ -49,7 +49,7 @@
 #include <linux/if_alg.h>
 #include <openssl/err.h>
 
-#include "test/providerutil.h"
+#include "test/provider/providerutil.h"
 
 #define WORKERS		2
 #define CHILD_TIMEOUT_S 30

@@ -3,14 +3,14 @@
  * provider_stress - a differential stress of hwoffload.so against OpenSSL's default provider, on
  * every path (modes software, pio, dma, auto), with fallback off so that any kernel failure shows.
  *
- * Per path, threads with contexts of their own run random cases (test/providerutil.h): every row
- * of the algorithm table, both directions, padding on and off, sizes 0 to 1 MiB (mostly small:
- * an engine request costs about 0.4 ms under TCG), split into up to 16 updates, buffers
+ * Per path, threads with contexts of their own run random cases (test/provider/providerutil.h):
+ * every row of the algorithm table, both directions, padding on and off, sizes 0 to 1 MiB (mostly
+ * small: an engine request costs about 0.4 ms under TCG), split into up to 16 updates, buffers
  * misaligned, in place, contexts copied mid-stream with both halves continued. Each case's random
  * stream is the run's seed with the path and the case's number, so HWOFFLOAD_TEST_SEED replays
  * every case. Prints the count per path. HWOFFLOAD_STRESS_CASES (cases per path) and
- * HWOFFLOAD_STRESS_THREADS size it; HWOFFLOAD_TEST_LONG=1 (`make check-long`) runs 1 million
- * cases per path.
+ * HWOFFLOAD_STRESS_THREADS size it; HWOFFLOAD_TEST_LONG=1 (`make check-long`) runs 1 million cases
+ * per path.
  */
 #include <pthread.h>
 #include <stdatomic.h>
@@ -18,7 +18,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "test/providerutil.h"
+#include "test/provider/providerutil.h"
 
 #define THREADS_MAX 16
 

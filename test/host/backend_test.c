@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "test/unit/backend_test.h"
+#include "test/host/backend_test.h"
 
 void test_data_path(char *buf, size_t size, const char *name)
 {

@@ -16,13 +16,13 @@ text() {
 	MANWIDTH=200 man -l "$1" 2>/dev/null | sed 's/‐/-/g; s/−/-/g'
 }
 
-for page in provider/hwoffload.7 bench/hwoffload-calibrate.1 backend/hwoffload-info.1; do
+for page in provider/hwoffload.7 tools/hwoffload-calibrate.1 tools/hwoffload-info.1; do
 	warnings=$(LC_ALL=C.UTF-8 MANROFFSEQ='' MANWIDTH=80 \
 		man --warnings -E UTF-8 -l -Tutf8 -Z "$top/$page" 2>&1 >/dev/null)
 	[ -z "$warnings" ] || fail "$page: $warnings"
 done
 
-for program in bench/hwoffload-calibrate backend/hwoffload-info; do
+for program in tools/hwoffload-calibrate tools/hwoffload-info; do
 	page="$top/$program.1"
 	options=$("$program" --help 2>&1 | grep -o -- '--[a-z-]*' | sort -u)
 	[ -n "$options" ] || fail "$program --help lists no option"

@@ -2,7 +2,7 @@
 /*
  * provider_test - hwoffload.so through OpenSSL's EVP API, against OpenSSL's default provider.
  *
- * Built twice from this file: test/unit/provider_test runs on the host, whose kernel has no
+ * Built twice from this file: test/host/provider_test runs on the host, whose kernel has no
  * AF_ALG, so it checks the software tier and that the provider says why; test/guest/provider_test
  * runs in a guest with the engine and checks every path (software, auto, pio, dma). Each
  * configuration is a provider loaded into a library context of its own, with its configuration
@@ -34,8 +34,8 @@
 #include "backend/discover.h"
 #include "backend/table.h"
 #include "backend/table_file.h"
-#include "test/provider_test.h"
-#include "test/providerutil.h"
+#include "test/provider/provider_test.h"
+#include "test/provider/providerutil.h"
 #include "test/testutil.h"
 
 #define MAX_LEN	   (1 << 20)
@@ -1180,7 +1180,7 @@ END_TEST
  */
 static void info_routes_software(const char *because)
 {
-	FILE *info = popen("backend/hwoffload-info", "r");
+	FILE *info = popen("tools/hwoffload-info", "r");
 	char line[1024];
 	int software = 0;
 

@@ -17,7 +17,7 @@
 
 #include "backend/algs.h"
 #include "backend/transport.h"
-#include "test/provider_test.h"
+#include "test/provider/provider_test.h"
 #include "test/testutil.h"
 
 #define GCM_MAX_LEN (256u << 10)

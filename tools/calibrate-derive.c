@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/calibrate.h"
+#include "tools/calibrate.h"
 #include "kernel/hwoffload_regs.h"
 
 static int cmp_double(const void *a, const void *b)

@@ -8,7 +8,7 @@
 #include "backend/router.h"
 #include "backend/stats.h"
 #include "backend/table.h"
-#include "test/unit/backend_test.h"
+#include "test/host/backend_test.h"
 
 #define THREADS 4
 #define ROUNDS	200000

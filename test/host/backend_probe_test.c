@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "backend/probe.h"
-#include "test/unit/backend_test.h"
+#include "test/host/backend_test.h"
 
 /* What socket(AF_ALG) does here, found without the code under test: 0 or errno. */
 static int afalg_errno(void)

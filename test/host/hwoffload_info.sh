@@ -4,7 +4,7 @@
 # why (the host has no AF_ALG: EAFNOSUPPORT), and still shows the table (software everywhere
 # without an engine); --table takes the good example and refuses each bad one with FILE:LINE.
 top=${top_srcdir:-.}
-info=backend/hwoffload-info
+info=tools/hwoffload-info
 failures=0
 
 fail() {

@@ -39,7 +39,7 @@
 #include "backend/table_file.h"
 #include "backend/text.h"
 #include "backend/transport.h"
-#include "bench/calibrate.h"
+#include "tools/calibrate.h"
 #include "provider/params.h"
 
 #define HWOFFLOAD      "provider=hwoffload"

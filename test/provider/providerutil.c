@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #define _GNU_SOURCE /* strchrnul */
-#include "test/providerutil.h"
+#include "test/provider/providerutil.h"
 
 #include "backend/discover.h"
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * calibrate_test.c - the calibration's derivation (bench/calibrate-derive.c) on synthetic
+ * calibrate_test.c - the calibration's derivation (tools/calibrate-derive.c) on synthetic
  * medians: known curves in, the expected ranges out; ties, one path, noise, too many
  * crossovers, paths left out, paths limited to the sizes they were verified at, and the
  * engine's auto threshold (for GCM no more than the driver takes), and each driver's proof.
@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bench/calibrate.h"
+#include "tools/calibrate.h"
 #include "kernel/hwoffload_regs.h"
 #include "test/testutil.h"
 

@@ -17,7 +17,7 @@
 #include <openssl/params.h>
 
 #include "backend/algs.h"
-#include "test/provider_test.h"
+#include "test/provider/provider_test.h"
 #include "test/testutil.h"
 
 #define HMAC_MAX_LEN (300u << 10)

@@ -12,7 +12,7 @@
 
 #include "backend/algs.h"
 #include "backend/discover.h"
-#include "test/unit/backend_test.h"
+#include "test/host/backend_test.h"
 
 static struct hwoff_discovery *d;
 

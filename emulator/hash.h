@@ -13,7 +13,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "../hwoffload_regs.h"
+#include "kernel/hwoffload_regs.h"
 
 /* Host-endian copy of a context: HWE_REG_HASH_* or struct hwe_hash_ctx. */
 struct hwemu_hash_state {

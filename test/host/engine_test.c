@@ -25,9 +25,9 @@
 #include <openssl/rand.h>
 
 #include "kernel/hwoffload_regs.h"
-#include "kernel/engine/engine.h"
-#include "kernel/engine/eventloop.h"
-#include "kernel/engine/timing.h"
+#include "emulator/engine.h"
+#include "emulator/eventloop.h"
+#include "emulator/timing.h"
 
 #define RAM_SIZE		(8U << 20)
 #define RING_GPA		0x10000ULL

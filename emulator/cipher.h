@@ -14,7 +14,7 @@
 
 #include <openssl/evp.h>
 
-#include "../hwoffload_regs.h"
+#include "kernel/hwoffload_regs.h"
 
 #define HWEMU_AES_BLOCK		16
 #define HWEMU_AES_MAX_KEY	32

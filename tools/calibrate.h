@@ -5,12 +5,14 @@
  *
  * hwoffload-calibrate (calibrate.c) is options and output files around it; the guest suite calls
  * it on a small grid and checks its decisions against its own measurements, and the host unit
- * test feeds the derivation synthetic curves. Split in three: calibrate-derive.c (pure arithmetic
- * on medians), calibrate-measure.c (what to measure, and when it is enough) and
- * calibrate-worker.c (a path's worker process: the requests, through the provider, and clocks).
+ * test feeds the derivation synthetic curves. Split by what each part does: calibrate-derive.c
+ * (pure arithmetic on medians), calibrate-measure.c (what to measure), calibrate-sample.c (when
+ * a size is measured enough), calibrate-verify.c (the learnt table checked against each path)
+ * and calibrate-worker.c (a path's worker process: the requests, through the provider, and
+ * clocks); calibrate-measure.h is what the measurement's three files share.
  */
-#ifndef HWOFF_BENCH_CALIBRATE_H
-#define HWOFF_BENCH_CALIBRATE_H
+#ifndef HWOFF_TOOLS_CALIBRATE_H
+#define HWOFF_TOOLS_CALIBRATE_H
 
 #include <stdbool.h>
 #include <stddef.h>
@@ -184,7 +186,7 @@ cal_mask cal_usable(const struct cal_subject *s);
  */
 bool cal_engine_threshold(const struct cal_subject *s, unsigned int *threshold);
 
-/* ---- measurement (calibrate-measure.c) -------------------------------------------------- */
+/* ---- measurement (calibrate-measure.c, calibrate-sample.c, calibrate-verify.c) ----------- */
 
 struct cal_config {
 	const size_t *grid; /* the coarse sizes, increasing, multiples of CAL_STEP */

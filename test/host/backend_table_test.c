@@ -15,7 +15,7 @@
 #include "backend/table.h"
 #include "backend/table_file.h"
 #include "backend/text.h"
-#include "test/unit/backend_test.h"
+#include "test/host/backend_test.h"
 
 static struct hwoff_table *load_table(const char *name)
 {

@@ -8,7 +8,7 @@
 #include <openssl/evp.h>
 
 #include "backend/algs.h"
-#include "test/unit/backend_test.h"
+#include "test/host/backend_test.h"
 
 START_TEST(test_rows_match_openssl)
 {

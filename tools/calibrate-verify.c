@@ -1,0 +1,199 @@
+// SPDX-License-Identifier: Apache-2.0
+/*
+ * calibrate-verify.c - the verification of the learnt ranges, and the path table of a run.
+ *
+ * Once a subject's ranges are derived, the learnt entry itself (the provider with that table)
+ * is measured beside every path at sizes on both sides of each crossover; where it loses to a
+ * path by more than the noise, the ranges are derived again with those figures, and the run
+ * says so.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/fingerprint.h"
+#include "backend/text.h"
+#include "tools/calibrate-measure.h"
+
+/* The ranges as a table entry's text: "0:software 5792:cbc-aes-hwoffload-pio ...". */
+static void ranges_text(const struct cal_subject *s, const struct cal_ranges *r, char *buf,
+			size_t len)
+{
+	buf[0] = '\0';
+	for (unsigned int k = 0; k < r->count; k++)
+		hwoff_appendf(buf, len, "%s%zu:%s", k ? " " : "", r->r[k].start,
+			      s->paths[r->r[k].path].name);
+}
+
+/* The path the ranges send size to. */
+static unsigned int path_at(const struct cal_ranges *r, size_t size)
+{
+	unsigned int k = 0;
+
+	while (k + 1 < r->count && r->r[k + 1].start <= size)
+		k++;
+	return r->r[k].path;
+}
+
+/*
+ * The sizes the verification measures: at each crossover of r, half and 1/sqrt(2) of its start
+ * below it, sqrt(2) and twice it above (on the CAL_STEP grid, within the grid's sizes). Returns
+ * how many, in increasing order.
+ */
+static size_t verification_sizes(const struct cal_measurement *m, const struct cal_ranges *r,
+				 size_t *sizes)
+{
+	static const double around[] = { 0.5, M_SQRT1_2, M_SQRT2, 2 };
+	size_t count = 0, largest = m->cfg->grid[m->cfg->grid_count - 1];
+
+	for (unsigned int k = 1; k < r->count; k++) {
+		for (size_t i = 0; i < sizeof(around) / sizeof(around[0]); i++) {
+			size_t size = (size_t)(r->r[k].start * around[i]), at = 0;
+
+			size -= size % CAL_STEP;
+			if (size < CAL_STEP || size > largest)
+				continue;
+			while (at < count && sizes[at] < size)
+				at++;
+			if (at < count && sizes[at] == size)
+				continue;
+			memmove(&sizes[at + 1], &sizes[at], (count - at) * sizeof(sizes[0]));
+			sizes[at] = size;
+			count++;
+		}
+	}
+	return count;
+}
+
+/*
+ * The verification pass of objective o: the learnt entry itself (path t, the provider with the
+ * subject's ranges) beside every path at verification_sizes(). A line per size for the report.
+ * Where the entry clearly loses to a path that it did not send the size to, the ranges of both
+ * objectives are derived again with every figure measured (the verification's too), and
+ * run->fixes says so; else the entry stands, and the figures of the verification stay in the
+ * CSV and the report only.
+ */
+void cal_verify_ranges(struct cal_measurement *m, enum hwoff_objective o)
+{
+	struct cal_subject *s = m->s;
+	struct cal_ranges *r = &s->ranges[o];
+	size_t sizes[4 * HWOFF_RANGES_MAX], count = verification_sizes(m, r, sizes);
+	unsigned int t = s->path_count;
+	char before[1024], after[1024], lost[1024] = "";
+	struct cal_point *kept = malloc(sizeof(s->points));
+	size_t kept_count = s->point_count;
+
+	if (!count || t == CAL_PATHS_MAX || !kept) {
+		free(kept);
+		return;
+	}
+	memcpy(kept, s->points, sizeof(s->points));
+	s->paths[t] = (struct cal_path){ .table = true };
+	snprintf(s->paths[t].name, sizeof(s->paths[t].name), "table-%s", hwoff_objective_name(o));
+	s->path_count++;
+	cal_start_path(m, t, o);
+	for (size_t i = 0; i < count && cal_measurable(m, t, sizes[i]); i++) {
+		struct cal_point *pt = cal_measure_size(m, sizes[i], "verify");
+		unsigned int chosen = path_at(r, sizes[i]);
+		int best = pt ? cal_best(pt, cal_usable(s), o) : -1;
+		double margin;
+		enum cal_verdict v;
+
+		if (best < 0 || !pt->bytes_per_s[t])
+			continue;
+		v = cal_compare(pt, o, t, (unsigned int)best, m->cfg->tie, &margin);
+		hwoff_appendf(m->run->verification, sizeof(m->run->verification),
+			      "%s %s %s %zu B: the table (%s) %s %s by %.1f %% (%s, %u repeats)\n",
+			      s->alg->name, hwoff_direction_name(s->direction),
+			      hwoff_objective_name(o), sizes[i], s->paths[chosen].name,
+			      v == CAL_EQUAL ? "equals"
+			      : margin < 0   ? "loses to"
+					     : "beats",
+			      s->paths[best].name, fabs(margin) * 100,
+			      v == CAL_CLEAR   ? "clear"
+			      : v == CAL_EQUAL ? "within the tie"
+					       : "unclear",
+			      pt->repeats[t]);
+		if (v == CAL_CLEAR && margin < 0 && chosen != (unsigned int)best)
+			hwoff_appendf(lost, sizeof(lost), "%s%zu B (%.0f %% behind %s)",
+				      lost[0] ? ", " : "", sizes[i], -margin * 100,
+				      s->paths[best].name);
+	}
+	cal_worker_end(&m->workers[t], false, CAL_STOP_SECONDS);
+	s->path_count--;
+	for (size_t i = 0; i < s->point_count; i++) {
+		s->points[i].bytes_per_s[t] = s->points[i].cpu_ns_per_byte[t] = 0;
+		s->points[i].repeats[t] = 0;
+	}
+	if (!lost[0]) {
+		memcpy(s->points, kept, sizeof(s->points));
+		s->point_count = kept_count;
+		free(kept);
+		return;
+	}
+	free(kept);
+	ranges_text(s, r, before, sizeof(before));
+	for (int d = 0; d < HWOFF_OBJECTIVE_COUNT; d++)
+		cal_derive_ranges(m, d);
+	ranges_text(s, r, after, sizeof(after));
+	hwoff_appendf(m->run->fixes, sizeof(m->run->fixes),
+		      "%s %s %s: the table lost at %s; derived again with those figures: %s "
+		      "(was %s)\n",
+		      s->alg->name, hwoff_direction_name(s->direction), hwoff_objective_name(o),
+		      lost, after, before);
+}
+
+struct hwoff_table *cal_table(const struct cal_run *run, const bool *objectives, char *warnings,
+			      size_t warnings_len, size_t *left_out)
+{
+	struct hwoff_table *t = hwoff_table_new();
+	char why[256];
+
+	*left_out = 0;
+	if (!t)
+		return NULL;
+	for (size_t i = 0; i < run->subject_count; i++) {
+		const struct cal_subject *s = &run->subjects[i];
+
+		for (int o = 0; o < HWOFF_OBJECTIVE_COUNT; o++) {
+			struct hwoff_range_spec specs[HWOFF_RANGES_MAX];
+			const struct cal_ranges *r = &s->ranges[o];
+
+			if (!objectives[o])
+				continue;
+			for (unsigned int k = 0; k < r->count; k++)
+				specs[k] = (struct hwoff_range_spec){
+					.start = r->r[k].start, .path = s->paths[r->r[k].path].name
+				};
+			/* The table's limits (HWOFF_PATHS_MAX) cost this entry, not the others. */
+			if (hwoff_table_set(t, s->alg, s->direction, o, specs, r->count, why,
+					    sizeof(why))) {
+				hwoff_appendf(warnings, warnings_len,
+					      "%s %s %s left to software: %s\n", s->alg->name,
+					      hwoff_direction_name(s->direction),
+					      hwoff_objective_name(o), why);
+				(*left_out)++;
+			}
+		}
+	}
+	/*
+	 * Each kernel driver's proof, for the loader to keep another vendor's engine within it: of
+	 * every driver measured, the table's and the others (an administrator may send requests
+	 * to one by hand, within its proof).
+	 */
+	for (size_t i = 0; i < run->subject_count; i++) {
+		for (unsigned int p = 1; p < run->subjects[i].path_count; p++) {
+			const char *driver = run->subjects[i].paths[p].name;
+			size_t proven = cal_proven(run->subjects, run->subject_count, driver);
+
+			if (!proven || hwoff_table_proven(t, driver) ||
+			    !hwoff_table_set_proven(t, driver, proven, why, sizeof(why)))
+				continue;
+			hwoff_appendf(warnings, warnings_len, "no proof of %s in the table: %s\n",
+				      driver, why);
+			(*left_out)++;
+		}
+	}
+	hwoff_fingerprint_machine(&t->fingerprint, t, &run->discovery);
+	return t;
+}
