@@ -71,9 +71,8 @@ static int cipher_init(struct cipher_ctx *c, bool encrypt, const unsigned char *
 	cipher_base_init(&c->base);
 	if (c->tls) {
 		c->base.keyed |= key != NULL;
-		return (encrypt ? c->base.sw->cipher.encrypt_init
-				: c->base.sw->cipher.decrypt_init)(c->base.software, key, keylen,
-								   iv, ivlen, params);
+		c->base.encrypt = encrypt;
+		return cipher_base_software_init(&c->base, key, keylen, iv, ivlen, params);
 	}
 	if (!cipher_leave_delegation(c))
 		return 0;

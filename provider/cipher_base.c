@@ -104,7 +104,7 @@ int cipher_base_check_room(const struct cipher_base *b, size_t need, size_t outs
 	return 0;
 }
 
-/* ---- the kernel sessions -------------------------------------------------------------------- */
+/* ---- the kernel sessions --------------------------------------------------------------------- */
 
 void cipher_drop_kernel_session(const struct cipher_base *b, struct cipher_kernel_session *s)
 {
@@ -159,7 +159,7 @@ bool cipher_kernel_failed(struct cipher_base *b, struct hwoff_path *path,
 							      : hwoff_skcipher_error(s->skcipher));
 }
 
-/* ---- the algorithm's parameters ------------------------------------------------------------- */
+/* ---- the algorithm's parameters -------------------------------------------------------------- */
 
 static unsigned int openssl_mode(const struct hwoff_alg *alg)
 {

@@ -62,6 +62,15 @@ static inline enum hwoff_direction cipher_base_direction(const struct cipher_bas
 	return b->encrypt ? HWOFF_ENCRYPT : HWOFF_DECRYPT;
 }
 
+/* The default provider's encrypt or decrypt init, by the direction, on its context. */
+static inline int cipher_base_software_init(struct cipher_base *b, const unsigned char *key,
+					    size_t keylen, const unsigned char *iv, size_t ivlen,
+					    const OSSL_PARAM params[])
+{
+	return (b->encrypt ? b->sw->cipher.encrypt_init : b->sw->cipher.decrypt_init)(
+		b->software, key, keylen, iv, ivlen, params);
+}
+
 /* Bytes the default provider served, counted to the software path. */
 static inline void cipher_base_count_software(struct cipher_base *b, size_t bytes)
 {

@@ -60,13 +60,14 @@ struct gcm_ctx {
 	unsigned char tls_aad[EVP_AEAD_TLS1_AAD_LEN];
 };
 
-static void forget_message(struct gcm_ctx *c)
+/* The message's kept bytes wiped; the stream goes on in state next. */
+static void forget_message(struct gcm_ctx *c, enum gcm_message next)
 {
 	if (c->aad_len + c->data_len)
 		OPENSSL_cleanse(c->msg, c->aad_len + c->data_len);
 	c->aad_len = c->data_len = 0;
 	c->aad_kept = true;
-	c->message = GCM_OPEN;
+	c->message = next;
 }
 
 static void gcm_freectx(void *vctx)
@@ -133,7 +134,7 @@ static void note_params(struct gcm_ctx *c, const OSSL_PARAM params[])
 	/* A new IV by the TLS fields: a new message may start (OpenSSL's IV state is its). */
 	if (OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED) ||
 	    OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV))
-		forget_message(c);
+		forget_message(c, GCM_OPEN);
 }
 
 static int gcm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
@@ -151,20 +152,17 @@ static int gcm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 static int gcm_init(struct gcm_ctx *c, bool encrypt, const unsigned char *key, size_t keylen,
 		    const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
 {
-	OSSL_FUNC_cipher_encrypt_init_fn *init =
-		encrypt ? c->base.sw->cipher.encrypt_init : c->base.sw->cipher.decrypt_init;
-
 	cipher_base_init(&c->base);
 	c->base.encrypt = encrypt;
-	if (!init(c->base.software, key, keylen, iv, ivlen, NULL))
+	if (!cipher_base_software_init(&c->base, key, keylen, iv, ivlen, NULL))
 		return 0;
 	if (key)
 		cipher_base_set_key(&c->base, key); /* the default provider checked its length */
 	if (iv) {
 		c->iv_len = ivlen;
-		forget_message(c);
+		forget_message(c, GCM_OPEN);
 	} else if (c->message != GCM_FINISHED) {
-		forget_message(c);
+		forget_message(c, GCM_OPEN);
 	}
 	c->tls = false;
 	return gcm_set_ctx_params(c, params);
@@ -182,8 +180,7 @@ static int gcm_decrypt_init(void *vctx, const unsigned char *key, size_t keylen,
 	return gcm_init(vctx, false, key, keylen, iv, ivlen, params);
 }
 
-/* ---- the message's store ----------------------------------------------------------------------
- */
+/* ---- the message's store --------------------------------------------------------------------- */
 
 static int msg_append(struct gcm_ctx *c, const unsigned char *in, size_t len)
 {
@@ -244,8 +241,7 @@ static int software_takes_over(struct gcm_ctx *c)
 	return 1;
 }
 
-/* ---- the engine ---------------------------------------------------------------------------------
- */
+/* ---- the engine ------------------------------------------------------------------------------ */
 
 /* The IV of the message now, from the default provider's context (which may generate it). */
 static int current_iv(struct gcm_ctx *c, unsigned char iv[GCM_IV_MAX])
@@ -282,18 +278,15 @@ static enum engine_outcome engine_message(struct gcm_ctx *c, struct hwoff_path *
 	if (s)
 		ret = hwoff_aead_crypt(s->aead, c->base.encrypt, iv, aad, aad_len, in, out, len,
 				       tag, tag_len);
-	if (!ret) {
-		hwoff_path_served(path);
-		hwprov_tally_add(c->base.prov, &c->base.tally, path, aad_len + len);
+	if (ret && ret != -EBADMSG)
+		return cipher_kernel_failed(&c->base, path, s, err) ? ENGINE_SOFTWARE
+								    : ENGINE_FAILED;
+	hwoff_path_served(path);
+	hwprov_tally_add(c->base.prov, &c->base.tally, path, aad_len + len);
+	if (!ret)
 		return ENGINE_DONE;
-	}
-	if (ret == -EBADMSG) {
-		hwoff_path_served(path);
-		hwoff_count_tag_mismatch(&path->counters);
-		hwprov_tally_add(c->base.prov, &c->base.tally, path, aad_len + len);
-		return ENGINE_TAG_MISMATCH;
-	}
-	return cipher_kernel_failed(&c->base, path, s, err) ? ENGINE_SOFTWARE : ENGINE_FAILED;
+	hwoff_count_tag_mismatch(&path->counters);
+	return ENGINE_TAG_MISMATCH;
 }
 
 /*
@@ -336,179 +329,6 @@ static struct hwoff_path *message_path(struct gcm_ctx *c, size_t size, size_t aa
 	return path;
 }
 
-/* ---- update, final --------------------------------------------------------------------------- */
-
-static int tls_record(struct gcm_ctx *c, bool by_cipher, unsigned char *out, size_t *outl,
-		      size_t outsize, const unsigned char *in, size_t len);
-
-/* The message's first data: by the engine when the table says so, else software's stream. */
-static int first_data(struct gcm_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
-		      const unsigned char *in, size_t inl)
-{
-	unsigned char iv[GCM_IV_MAX];
-	struct hwoff_path *path;
-	enum engine_outcome outcome;
-
-	if (outsize < inl)
-		return cipher_base_software_update(&c->base, out, outl, outsize, in,
-						   inl); /* OpenSSL's error */
-	path = message_path(c, inl, c->aad_kept ? c->aad_len : SIZE_MAX, inl, iv);
-	if (!path)
-		return 0;
-	if (path->software || !msg_append(c, in, inl)) {
-		forget_message(c);
-		c->message = GCM_SOFTWARE;
-		return cipher_base_software_update(&c->base, out, outl, outsize, in, inl);
-	}
-	c->data_len = inl;
-	outcome = engine_kept_message(c, path, iv, inl, out);
-	switch (outcome) {
-	case ENGINE_DONE:
-		c->message = GCM_ENGINE;
-		c->engine_path = path;
-		*outl = inl;
-		return 1;
-	case ENGINE_FAILED:
-		return 0;
-	case ENGINE_TAG_MISMATCH: /* maybe only the start of the message: software decides */
-	case ENGINE_SOFTWARE:
-		break;
-	}
-	/* Software has the AAD; this update's data is in msg, intact. */
-	c->message = GCM_SOFTWARE;
-	if (!cipher_base_software_update(&c->base, out, outl, outsize, c->msg + c->aad_len, inl))
-		return 0;
-	OPENSSL_cleanse(c->msg, c->aad_len + c->data_len);
-	return 1;
-}
-
-static int refuse_finished(struct gcm_ctx *c)
-{
-	HWPROV_RAISE(c->base.prov, HWPROV_R_PARAMETER,
-		     "%s: this IV's message is finished: set a new IV (init) for the next",
-		     c->base.alg->name);
-	return 0;
-}
-
-static int gcm_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
-		      const unsigned char *in, size_t inl)
-{
-	struct gcm_ctx *c = vctx;
-
-	if (!hwprov_check_length(c->base.prov, c->base.alg->name, inl))
-		return 0;
-	if (c->tls)
-		return tls_record(c, false, out, outl, outsize, in, inl);
-	if (!inl) {
-		*outl = 0;
-		return 1;
-	}
-	switch (c->message) {
-	case GCM_FINISHED:
-		return refuse_finished(c);
-	case GCM_ENGINE:
-		if (!software_takes_over(c))
-			return 0;
-		/* fall through */
-	case GCM_SOFTWARE:
-		return cipher_base_software_update(&c->base, out, outl, outsize, in, inl);
-	case GCM_OPEN:
-		break;
-	}
-	if (!c->base.keyed || !in)
-		return cipher_base_software_update(&c->base, out, outl, outsize, in,
-						   inl); /* OpenSSL's error */
-	if (!out)
-		return cipher_base_software_update(&c->base, out, outl, outsize, in, inl) &&
-		       keep_aad(c, in, inl);
-	return first_data(c, out, outl, outsize, in, inl);
-}
-
-/* A message of AAD only (GMAC) or nothing, at final: one request where the table says so. */
-static int final_without_data(struct gcm_ctx *c, unsigned char *out, size_t *outl, size_t outsize)
-{
-	unsigned char iv[GCM_IV_MAX];
-	struct hwoff_path *path = NULL;
-	enum engine_outcome outcome = ENGINE_SOFTWARE;
-
-	if (c->base.keyed && c->aad_kept)
-		path = message_path(c, c->aad_len, c->aad_len, 0, iv);
-	if (c->base.keyed && c->aad_kept && !path)
-		return 0;
-	if (path && !path->software)
-		outcome = engine_kept_message(c, path, iv, 0, NULL);
-	switch (outcome) {
-	case ENGINE_DONE:
-		forget_message(c);
-		c->message = GCM_FINISHED;
-		*outl = 0;
-		return 1;
-	case ENGINE_TAG_MISMATCH: /* the whole message: the verdict, as OpenSSL's final gives */
-		forget_message(c);
-		c->message = GCM_FINISHED;
-		return 0;
-	case ENGINE_FAILED:
-		return 0;
-	case ENGINE_SOFTWARE:
-		break;
-	}
-	forget_message(c);
-	c->message = GCM_SOFTWARE;
-	return c->base.sw->cipher.final(c->base.software, out, outl, outsize);
-}
-
-static int gcm_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
-{
-	struct gcm_ctx *c = vctx;
-
-	if (c->tls) /* OpenSSL's GCM refuses a TLS record without data: its error */
-		return c->base.sw->cipher.final(c->base.software, out, outl, outsize);
-	switch (c->message) {
-	case GCM_OPEN:
-		return final_without_data(c, out, outl, outsize);
-	case GCM_FINISHED:
-		return refuse_finished(c);
-	case GCM_ENGINE:
-		/* A decrypt's tag set again after the data: checked by software. */
-		if (c->base.encrypt || (c->tag_len == c->engine_tag_len &&
-					!memcmp(c->tag, c->engine_tag, c->tag_len))) {
-			forget_message(c);
-			c->message = GCM_FINISHED;
-			*outl = 0;
-			return 1;
-		}
-		if (!software_takes_over(c))
-			return 0;
-		/* fall through */
-	case GCM_SOFTWARE:
-		break;
-	}
-	return c->base.sw->cipher.final(c->base.software, out, outl, outsize);
-}
-
-/*
- * EVP_Cipher(): the TLS 1.2 record with the TLS AAD set, else as OpenSSL's GCM takes it (out
- * NULL: AAD; in NULL: final).
- */
-static int gcm_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
-		      const unsigned char *in, size_t inl)
-{
-	struct gcm_ctx *c = vctx;
-
-	if (c->tls)
-		return tls_record(c, true, out, outl, outsize, in, inl);
-	if (outsize < inl)
-		return c->base.sw->cipher.cipher(c->base.software, out, outl, outsize, in, inl);
-	if (!in) {
-		if (!gcm_final(c, out, outl, outsize))
-			return 0;
-	} else if (!gcm_update(c, out, outl, outsize, in, inl)) {
-		return 0;
-	}
-	*outl = inl;
-	return 1;
-}
-
 /* ---- the TLS 1.2 record: explicit IV || payload || tag, in place ----------------------------- */
 
 /* The TLS AAD's length field names the payload: the record less the explicit IV (and the tag). */
@@ -523,8 +343,7 @@ static void tls_payload_aad(const struct gcm_ctx *c, unsigned char aad[EVP_AEAD_
 	aad[EVP_AEAD_TLS1_AAD_LEN - 1] = (unsigned char)len;
 }
 
-/* Past the explicit IV, as OpenSSL's GCM: the encrypter's from its counter, the decrypter's read.
- */
+/* Past the explicit IV, as OpenSSL's GCM: the encrypter's from its counter, the decrypter's. */
 static int tls_take_explicit_iv(struct gcm_ctx *c, unsigned char *record)
 {
 	OSSL_PARAM params[] = {
@@ -595,8 +414,170 @@ software:
 	return 1;
 }
 
-/* ---- parameters
- * ---------------------------------------------------------------------------------- */
+/* ---- update, final --------------------------------------------------------------------------- */
+
+/* The message's first data: by the engine when the table says so, else software's stream. */
+static int first_data(struct gcm_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
+		      const unsigned char *in, size_t inl)
+{
+	unsigned char iv[GCM_IV_MAX];
+	struct hwoff_path *path;
+	enum engine_outcome outcome;
+
+	if (outsize < inl) /* OpenSSL's error */
+		return cipher_base_software_update(&c->base, out, outl, outsize, in, inl);
+	path = message_path(c, inl, c->aad_kept ? c->aad_len : SIZE_MAX, inl, iv);
+	if (!path)
+		return 0;
+	if (path->software || !msg_append(c, in, inl)) {
+		forget_message(c, GCM_SOFTWARE);
+		return cipher_base_software_update(&c->base, out, outl, outsize, in, inl);
+	}
+	c->data_len = inl;
+	outcome = engine_kept_message(c, path, iv, inl, out);
+	switch (outcome) {
+	case ENGINE_DONE:
+		c->message = GCM_ENGINE;
+		c->engine_path = path;
+		*outl = inl;
+		return 1;
+	case ENGINE_FAILED:
+		return 0;
+	case ENGINE_TAG_MISMATCH: /* maybe only the start of the message: software decides */
+	case ENGINE_SOFTWARE:
+		break;
+	}
+	/* Software has the AAD; this update's data is in msg, intact. */
+	c->message = GCM_SOFTWARE;
+	if (!cipher_base_software_update(&c->base, out, outl, outsize, c->msg + c->aad_len, inl))
+		return 0;
+	OPENSSL_cleanse(c->msg, c->aad_len + c->data_len);
+	return 1;
+}
+
+static int refuse_finished(struct gcm_ctx *c)
+{
+	HWPROV_RAISE(c->base.prov, HWPROV_R_PARAMETER,
+		     "%s: this IV's message is finished: set a new IV (init) for the next",
+		     c->base.alg->name);
+	return 0;
+}
+
+static int gcm_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+		      const unsigned char *in, size_t inl)
+{
+	struct gcm_ctx *c = vctx;
+
+	if (!hwprov_check_length(c->base.prov, c->base.alg->name, inl))
+		return 0;
+	if (c->tls)
+		return tls_record(c, false, out, outl, outsize, in, inl);
+	if (!inl) {
+		*outl = 0;
+		return 1;
+	}
+	switch (c->message) {
+	case GCM_FINISHED:
+		return refuse_finished(c);
+	case GCM_ENGINE:
+		if (!software_takes_over(c))
+			return 0;
+		/* fall through */
+	case GCM_SOFTWARE:
+		return cipher_base_software_update(&c->base, out, outl, outsize, in, inl);
+	case GCM_OPEN:
+		break;
+	}
+	if (!c->base.keyed || !in) /* OpenSSL's error */
+		return cipher_base_software_update(&c->base, out, outl, outsize, in, inl);
+	if (!out)
+		return cipher_base_software_update(&c->base, out, outl, outsize, in, inl) &&
+		       keep_aad(c, in, inl);
+	return first_data(c, out, outl, outsize, in, inl);
+}
+
+/* A message of AAD only (GMAC) or nothing, at final: one request where the table says so. */
+static int final_without_data(struct gcm_ctx *c, unsigned char *out, size_t *outl, size_t outsize)
+{
+	unsigned char iv[GCM_IV_MAX];
+	struct hwoff_path *path = NULL;
+	enum engine_outcome outcome = ENGINE_SOFTWARE;
+
+	if (c->base.keyed && c->aad_kept)
+		path = message_path(c, c->aad_len, c->aad_len, 0, iv);
+	if (c->base.keyed && c->aad_kept && !path)
+		return 0;
+	if (path && !path->software)
+		outcome = engine_kept_message(c, path, iv, 0, NULL);
+	switch (outcome) {
+	case ENGINE_DONE:
+		forget_message(c, GCM_FINISHED);
+		*outl = 0;
+		return 1;
+	case ENGINE_TAG_MISMATCH: /* the whole message: the verdict, as OpenSSL's final gives */
+		forget_message(c, GCM_FINISHED);
+		return 0;
+	case ENGINE_FAILED:
+		return 0;
+	case ENGINE_SOFTWARE:
+		break;
+	}
+	forget_message(c, GCM_SOFTWARE);
+	return c->base.sw->cipher.final(c->base.software, out, outl, outsize);
+}
+
+static int gcm_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
+{
+	struct gcm_ctx *c = vctx;
+
+	if (c->tls) /* OpenSSL's GCM refuses a TLS record without data: its error */
+		return c->base.sw->cipher.final(c->base.software, out, outl, outsize);
+	switch (c->message) {
+	case GCM_OPEN:
+		return final_without_data(c, out, outl, outsize);
+	case GCM_FINISHED:
+		return refuse_finished(c);
+	case GCM_ENGINE:
+		/* A decrypt's tag set again after the data: checked by software. */
+		if (c->base.encrypt || (c->tag_len == c->engine_tag_len &&
+					!memcmp(c->tag, c->engine_tag, c->tag_len))) {
+			forget_message(c, GCM_FINISHED);
+			*outl = 0;
+			return 1;
+		}
+		if (!software_takes_over(c))
+			return 0;
+		/* fall through */
+	case GCM_SOFTWARE:
+		break;
+	}
+	return c->base.sw->cipher.final(c->base.software, out, outl, outsize);
+}
+
+/*
+ * EVP_Cipher(): the TLS 1.2 record with the TLS AAD set, else as OpenSSL's GCM takes it (out
+ * NULL: AAD; in NULL: final).
+ */
+static int gcm_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
+		      const unsigned char *in, size_t inl)
+{
+	struct gcm_ctx *c = vctx;
+
+	if (c->tls)
+		return tls_record(c, true, out, outl, outsize, in, inl);
+	if (outsize < inl)
+		return c->base.sw->cipher.cipher(c->base.software, out, outl, outsize, in, inl);
+	if (!in) {
+		if (!gcm_final(c, out, outl, outsize))
+			return 0;
+	} else if (!gcm_update(c, out, outl, outsize, in, inl)) {
+		return 0;
+	}
+	*outl = inl;
+	return 1;
+}
+
+/* ---- parameters ------------------------------------------------------------------------------ */
 
 static int gcm_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {

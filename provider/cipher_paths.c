@@ -79,11 +79,9 @@ int cipher_software_crypt(struct cipher_ctx *c, const unsigned char *in, unsigne
 {
 	const unsigned char *iv = c->base.alg->iv_bytes ? c->chain : NULL;
 	size_t iv_len = c->base.alg->iv_bytes, outl;
-	OSSL_FUNC_cipher_encrypt_init_fn *init;
 
 	if (!cipher_base_software(&c->base))
 		return 0;
-	init = c->base.encrypt ? c->base.sw->cipher.encrypt_init : c->base.sw->cipher.decrypt_init;
 	if (!c->software_keyed) {
 		unsigned int no_padding = 0;
 		const OSSL_PARAM params[] = {
@@ -91,12 +89,12 @@ int cipher_software_crypt(struct cipher_ctx *c, const unsigned char *in, unsigne
 			OSSL_PARAM_END,
 		};
 
-		if (!init(c->base.software, c->base.key, c->base.alg->key_bytes, iv, iv_len,
-			  params))
+		if (!cipher_base_software_init(&c->base, c->base.key, c->base.alg->key_bytes, iv,
+					       iv_len, params))
 			goto fail;
 		c->software_keyed = true;
 	} else if (!c->software_holds_chain && iv &&
-		   !init(c->base.software, NULL, 0, iv, iv_len, NULL)) {
+		   !cipher_base_software_init(&c->base, NULL, 0, iv, iv_len, NULL)) {
 		goto fail;
 	}
 	if (!c->base.sw->cipher.cipher(c->base.software, out, &outl, len, in, len) || outl != len)
@@ -130,28 +128,27 @@ struct hwoff_path *cipher_serve(struct cipher_ctx *c, struct hwoff_path *path,
  */
 int cipher_enter_delegation(struct cipher_ctx *c)
 {
-	OSSL_FUNC_cipher_encrypt_init_fn *init;
 	unsigned int padding = c->padding;
 	const OSSL_PARAM params[] = {
 		OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, &padding),
 		OSSL_PARAM_END,
 	};
+	struct cipher_base *b = &c->base;
+	const unsigned char *key = b->keyed && !c->software_keyed ? b->key : NULL;
+	const unsigned char *iv = b->alg->iv_bytes ? c->chain : NULL;
 	unsigned char none[HWOFF_AES_BLOCK];
 	size_t outl;
 
-	if (!cipher_base_software(&c->base))
+	if (!cipher_base_software(b))
 		return 0;
-	init = c->base.encrypt ? c->base.sw->cipher.encrypt_init : c->base.sw->cipher.decrypt_init;
-	if (!init(c->base.software, c->base.keyed && !c->software_keyed ? c->base.key : NULL,
-		  c->base.alg->key_bytes, c->base.alg->iv_bytes ? c->chain : NULL,
-		  c->base.alg->iv_bytes, params) ||
-	    (c->buf_len && (!c->base.sw->cipher.update(c->base.software, none, &outl, sizeof(none),
-						       c->buf, c->buf_len) ||
-			    outl))) {
+	if (!cipher_base_software_init(b, key, b->alg->key_bytes, iv, b->alg->iv_bytes, params) ||
+	    (c->buf_len &&
+	     (!b->sw->cipher.update(b->software, none, &outl, sizeof(none), c->buf, c->buf_len) ||
+	      outl))) {
 		c->software_keyed = false;
-		return cipher_base_software_failed(&c->base);
+		return cipher_base_software_failed(b);
 	}
-	c->software_keyed = c->base.keyed;
+	c->software_keyed = b->keyed;
 	c->delegated = true;
 	return 1;
 }
