@@ -154,7 +154,9 @@ static int delegated_update(struct cipher_ctx *c, unsigned char *out, size_t *ou
 			c->buf_len = keep;
 		}
 	}
-	return cipher_base_software_update(&c->base, out, outl, outsize, in, inl);
+	/* out is not NULL (check_call()): every byte is served */
+	return cipher_base_software_call(&c->base, c->base.sw->cipher.update, out, outl, outsize,
+					 in, inl, inl);
 }
 
 static int cipher_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
@@ -206,7 +208,7 @@ static int cipher_cipher(void *vctx, unsigned char *out, size_t *outl, size_t ou
 
 	if (c->tls)
 		return cipher_base_software_call(&c->base, c->base.sw->cipher.cipher, out, outl,
-						 outsize, in, inl);
+						 outsize, in, inl, inl);
 	if (!check_call(c, out, in, inl) || !cipher_base_check_room(&c->base, inl, outsize))
 		return 0;
 	/* Stricter than OpenSSL's own ECB and CBC, which process the whole blocks and say nothing.
@@ -219,7 +221,7 @@ static int cipher_cipher(void *vctx, unsigned char *out, size_t *outl, size_t ou
 	switch (cipher_server_for(c, inl)) {
 	case CIPHER_DELEGATED:
 		return cipher_base_software_call(&c->base, c->base.sw->cipher.cipher, out, outl,
-						 outsize, in, inl);
+						 outsize, in, inl, inl);
 	case CIPHER_SERVER_FAILED:
 		return 0;
 	case CIPHER_OWN_PATHS:

@@ -78,25 +78,27 @@ static inline void cipher_base_count_software(struct cipher_base *b, size_t byte
 }
 
 /*
- * fn, the default provider's update or cipher, on its context: the bytes it took are counted
- * (an AEAD's AAD, which has no output, is not).
+ * fn, the default provider's update or cipher, on its context; the served bytes of inl (those
+ * it gives output for) are counted to the software path when it succeeds.
  */
 static inline int cipher_base_software_call(struct cipher_base *b, OSSL_FUNC_cipher_cipher_fn *fn,
 					    unsigned char *out, size_t *outl, size_t outsize,
-					    const unsigned char *in, size_t inl)
+					    const unsigned char *in, size_t inl, size_t served)
 {
 	if (!fn(b->software, out, outl, outsize, in, inl))
 		return 0;
-	if (out && inl)
-		cipher_base_count_software(b, inl);
+	if (served)
+		cipher_base_count_software(b, served);
 	return 1;
 }
 
+/* The default provider's update on its context, counted: an AEAD's AAD (no output) is not. */
 static inline int cipher_base_software_update(struct cipher_base *b, unsigned char *out,
 					      size_t *outl, size_t outsize, const unsigned char *in,
 					      size_t inl)
 {
-	return cipher_base_software_call(b, b->sw->cipher.update, out, outl, outsize, in, inl);
+	return cipher_base_software_call(b, b->sw->cipher.update, out, outl, outsize, in, inl,
+					 out ? inl : 0);
 }
 
 /* The default provider's functions and context, made on first use; 0 with the error raised. */
