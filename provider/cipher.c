@@ -4,13 +4,10 @@
  * dispatch functions, init and the parameters; the rest of the family is named in cipher.h.
  */
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <openssl/core_dispatch.h>
 #include <openssl/core_names.h>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
 #include <openssl/params.h>
 
 #include "provider/cipher.h"

@@ -27,6 +27,7 @@
 #include "bench/benchutil.h"
 #include "bench/calibrate.h"
 #include "provider/cipher.h"
+#include "provider/cipher_base.h"
 #include "provider/provider.h"
 #include "test/guest/driverutil.h"
 #include "test/providerutil.h"
