@@ -55,6 +55,7 @@ struct cipher_ctx {
 	 */
 	bool software_holds_chain;
 };
+CIPHER_BASE_FIRST(struct cipher_ctx);
 
 static inline bool cipher_is_ctr(const struct cipher_ctx *c)
 {

@@ -16,7 +16,7 @@
 #include "backend/transport.h"
 #include "provider/provider.h"
 
-#define CIPHER_KERNEL_SESSIONS 4 /* distinct kernel paths one stream has used: PIO and DMA */
+#define CIPHER_KERNEL_SESSIONS 4 /* kernel paths a stream keeps a session for: PIO, DMA, ... */
 
 /* One kernel path's socket, keyed with the context's key; of the row's kind. */
 struct cipher_kernel_session {
@@ -40,6 +40,10 @@ struct cipher_base {
 	void *software; /* its context */
 	struct cipher_kernel_session kernel[CIPHER_KERNEL_SESSIONS];
 };
+
+/* The rule every family's context keeps (they are made, copied and freed as a cipher_base). */
+#define CIPHER_BASE_FIRST(type) \
+	_Static_assert(offsetof(type, base) == 0, #type " does not begin with its cipher_base")
 
 /* A family's context of size bytes, zeroed, beginning with its base; NULL with the error raised. */
 void *cipher_base_new(struct hwprov *prov, const struct hwoff_alg *alg, size_t size);

@@ -59,6 +59,7 @@ struct gcm_ctx {
 	bool tls; /* the TLS 1.2 AAD is set: the next EVP_Cipher() is one record */
 	unsigned char tls_aad[EVP_AEAD_TLS1_AAD_LEN];
 };
+CIPHER_BASE_FIRST(struct gcm_ctx);
 
 /* The message's kept bytes wiped; the stream goes on in state next. */
 static void forget_message(struct gcm_ctx *c, enum gcm_message next)
