@@ -4,13 +4,10 @@
  * dispatch functions, init and the parameters; the rest of the family is named in cipher.h.
  */
 #include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include <openssl/core_dispatch.h>
 #include <openssl/core_names.h>
-#include <openssl/crypto.h>
-#include <openssl/evp.h>
 #include <openssl/params.h>
 
 #include "provider/cipher.h"
@@ -20,19 +17,10 @@
 
 void *hwprov_cipher_newctx(struct hwprov *prov, const struct hwoff_alg *alg)
 {
-	struct cipher_ctx *c;
+	struct cipher_ctx *c = cipher_base_new(prov, alg, sizeof(*c));
 
-	if (!hwprov_can_serve(prov, alg))
-		return NULL;
-	c = OPENSSL_zalloc(sizeof(*c));
-	if (!c) {
-		HWPROV_RAISE(prov, HWPROV_R_OUT_OF_MEMORY, "%s: a context", alg->name);
-		return NULL;
-	}
-	c->prov = prov;
-	c->alg = alg;
-	c->padding = true;
-	c->chain_holder = CHAIN_NOBODY;
+	if (c)
+		c->padding = true;
 	return c;
 }
 
@@ -40,38 +28,16 @@ static void cipher_freectx(void *vctx)
 {
 	struct cipher_ctx *c = vctx;
 
-	if (!c)
-		return;
-	hwprov_tally_flush(c->prov, &c->tally);
-	cipher_drop_kernel_sessions(c);
-	if (c->software)
-		c->sw->cipher.freectx(c->software);
-	OPENSSL_clear_free(c, sizeof(*c));
+	if (c)
+		cipher_base_free(&c->base, sizeof(*c));
 }
 
+/* The copy makes its own kernel sessions when it needs them, from its chaining value. */
 static void *cipher_dupctx(void *vctx)
 {
-	struct cipher_ctx *src = vctx, *c = OPENSSL_memdup(src, sizeof(*src));
+	struct cipher_ctx *src = vctx;
 
-	if (!c) {
-		HWPROV_RAISE(src->prov, HWPROV_R_OUT_OF_MEMORY, "%s: a copy of a context",
-			     src->alg->name);
-		return NULL;
-	}
-	/* The copy makes its own kernel sessions when it needs them, from its chaining value. */
-	memset(c->kernel, 0, sizeof(c->kernel));
-	if (c->chain_holder >= 0)
-		c->chain_holder = CHAIN_NOBODY;
-	c->tally = (struct hwprov_tally){ 0 };
-	c->software = NULL;
-	if (src->software) {
-		c->software = src->sw->cipher.dupctx(src->software);
-		if (!c->software) {
-			cipher_freectx(c);
-			return NULL;
-		}
-	}
-	return c;
+	return cipher_base_dup(&src->base, sizeof(*src));
 }
 
 static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[]);
@@ -83,14 +49,14 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[]);
 static int enter_tls(struct cipher_ctx *c)
 {
 	if (cipher_is_ctr(c) && c->num && !c->delegated) {
-		HWPROV_RAISE(c->prov, HWPROV_R_PARAMETER,
+		HWPROV_RAISE(c->base.prov, HWPROV_R_PARAMETER,
 			     "%s: the TLS record parameters in the middle of a keystream block",
-			     c->alg->name);
+			     c->base.alg->name);
 		return 0;
 	}
 	if (!c->delegated && !cipher_enter_delegation(c))
 		return 0;
-	cipher_drop_kernel_sessions(c);
+	cipher_drop_kernel_sessions(&c->base);
 	c->delegate_below = SIZE_MAX; /* updates and final: as any delegated stream's */
 	c->tls = true;
 	return 1;
@@ -99,47 +65,43 @@ static int enter_tls(struct cipher_ctx *c)
 static int cipher_init(struct cipher_ctx *c, bool encrypt, const unsigned char *key, size_t keylen,
 		       const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
 {
-	hwprov_tally_flush(c->prov, &c->tally);
+	cipher_base_init(&c->base);
 	if (c->tls) {
-		c->keyed |= key != NULL;
-		return (encrypt ? c->sw->cipher.encrypt_init : c->sw->cipher.decrypt_init)(
-			c->software, key, keylen, iv, ivlen, params);
+		c->base.keyed |= key != NULL;
+		c->base.encrypt = encrypt;
+		return cipher_base_software_init(&c->base, key, keylen, iv, ivlen, params);
 	}
 	if (!cipher_leave_delegation(c))
 		return 0;
 	if (key) {
-		if (keylen != c->alg->key_bytes) {
-			HWPROV_RAISE(c->prov, HWPROV_R_KEY_LENGTH,
-				     "%s takes a %u-byte key, not %zu", c->alg->name,
-				     c->alg->key_bytes, keylen);
+		if (keylen != c->base.alg->key_bytes) {
+			HWPROV_RAISE(c->base.prov, HWPROV_R_KEY_LENGTH,
+				     "%s takes a %u-byte key, not %zu", c->base.alg->name,
+				     c->base.alg->key_bytes, keylen);
 			return 0;
 		}
-		/* the same key: the kernel sessions have it (the next request sends the IV) */
-		if (!c->keyed || CRYPTO_memcmp(c->key, key, keylen))
-			cipher_drop_kernel_sessions(c);
-		memcpy(c->key, key, keylen);
-		c->keyed = true;
+		cipher_base_set_key(&c->base, key); /* the next request sends the IV */
 		c->software_keyed = false;
 	}
-	if (iv && c->alg->iv_bytes) {
-		if (ivlen != c->alg->iv_bytes) {
-			HWPROV_RAISE(c->prov, HWPROV_R_IV_LENGTH, "%s takes a %u-byte IV, not %zu",
-				     c->alg->name, c->alg->iv_bytes, ivlen);
+	if (iv && c->base.alg->iv_bytes) {
+		if (ivlen != c->base.alg->iv_bytes) {
+			HWPROV_RAISE(c->base.prov, HWPROV_R_IV_LENGTH,
+				     "%s takes a %u-byte IV, not %zu", c->base.alg->name,
+				     c->base.alg->iv_bytes, ivlen);
 			return 0;
 		}
 		memcpy(c->iv, iv, ivlen);
 		memcpy(c->chain, iv, ivlen);
 	}
-	if (encrypt != c->encrypt)
+	if (encrypt != c->base.encrypt)
 		c->software_keyed = false;
-	c->encrypt = encrypt;
-	c->route = (struct hwoff_route_cache){ 0 };
-	c->delegate_below =
-		hwoff_router_software_below(&c->prov->router, c->alg, cipher_direction(c));
+	c->base.encrypt = encrypt;
+	c->delegate_below = hwoff_router_software_below(&c->base.prov->router, c->base.alg,
+							cipher_base_direction(&c->base));
 	c->buf_len = 0;
 	c->num = 0;
 	c->keystream_known = false;
-	c->chain_holder = CHAIN_NOBODY;
+	cipher_chain_held_by_none(c);
 	if (c->delegate_below && !cipher_enter_delegation(c))
 		return 0;
 	return cipher_set_ctx_params(c, params);
@@ -159,25 +121,17 @@ static int cipher_decrypt_init(void *vctx, const unsigned char *key, size_t keyl
 
 static int check_call(struct cipher_ctx *c, const void *out, const void *in, size_t inl)
 {
-	if (!c->keyed) {
-		HWPROV_RAISE(c->prov, HWPROV_R_NOT_INITIALIZED, "%s: no key was set", c->alg->name);
+	if (!c->base.keyed) {
+		HWPROV_RAISE(c->base.prov, HWPROV_R_NOT_INITIALIZED, "%s: no key was set",
+			     c->base.alg->name);
 		return 0;
 	}
 	if (inl && (!in || !out)) {
-		HWPROV_RAISE(c->prov, HWPROV_R_BAD_ARGUMENT, "%s: NULL %s buffer", c->alg->name,
-			     in ? "output" : "input");
+		HWPROV_RAISE(c->base.prov, HWPROV_R_BAD_ARGUMENT, "%s: NULL %s buffer",
+			     c->base.alg->name, in ? "output" : "input");
 		return 0;
 	}
-	return hwprov_check_length(c->prov, c->alg->name, inl);
-}
-
-int cipher_check_room(struct cipher_ctx *c, size_t need, size_t outsize)
-{
-	if (need <= outsize)
-		return 1;
-	HWPROV_RAISE(c->prov, HWPROV_R_BAD_ARGUMENT, "%s: output buffer of %zu bytes, %zu needed",
-		     c->alg->name, outsize, need);
-	return 0;
+	return hwprov_check_length(c->base.prov, c->base.alg->name, inl);
 }
 
 /* EVP_CipherUpdate() on the default provider's context, counted. */
@@ -197,22 +151,9 @@ static int delegated_update(struct cipher_ctx *c, unsigned char *out, size_t *ou
 			c->buf_len = keep;
 		}
 	}
-	if (!c->sw->cipher.update(c->software, out, outl, outsize, in, inl))
-		return 0;
-	if (inl)
-		hwprov_tally_add(c->prov, &c->tally, hwoff_router_software(&c->prov->router), inl);
-	return 1;
-}
-
-/* EVP_Cipher() on the default provider's context, counted. */
-static int delegated_cipher(struct cipher_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
-			    const unsigned char *in, size_t inl)
-{
-	if (!c->sw->cipher.cipher(c->software, out, outl, outsize, in, inl))
-		return 0;
-	if (inl)
-		hwprov_tally_add(c->prov, &c->tally, hwoff_router_software(&c->prov->router), inl);
-	return 1;
+	/* out is not NULL (check_call()): every byte is served */
+	return cipher_base_software_call(&c->base, c->base.sw->cipher.update, out, outl, outsize,
+					 in, inl, inl);
 }
 
 static int cipher_update(void *vctx, unsigned char *out, size_t *outl, size_t outsize,
@@ -236,7 +177,7 @@ static int cipher_update(void *vctx, unsigned char *out, size_t *outl, size_t ou
 	}
 	if (!cipher_is_ctr(c))
 		return cipher_block_update(c, out, outl, outsize, in, inl);
-	if (!cipher_check_room(c, inl, outsize) || !cipher_ctr_crypt(c, out, in, inl))
+	if (!cipher_base_check_room(&c->base, inl, outsize) || !cipher_ctr_crypt(c, out, in, inl))
 		return 0;
 	*outl = inl;
 	return 1;
@@ -250,7 +191,7 @@ static int cipher_final(void *vctx, unsigned char *out, size_t *outl, size_t out
 		return 0;
 	if (c->delegated) {
 		c->buf_len = 0;
-		return c->sw->cipher.final(c->software, out, outl, outsize);
+		return c->base.sw->cipher.final(c->base.software, out, outl, outsize);
 	}
 	*outl = 0;
 	return cipher_is_ctr(c) || cipher_block_final(c, out, outl, outsize);
@@ -263,19 +204,21 @@ static int cipher_cipher(void *vctx, unsigned char *out, size_t *outl, size_t ou
 	struct cipher_ctx *c = vctx;
 
 	if (c->tls)
-		return delegated_cipher(c, out, outl, outsize, in, inl);
-	if (!check_call(c, out, in, inl) || !cipher_check_room(c, inl, outsize))
+		return cipher_base_software_call(&c->base, c->base.sw->cipher.cipher, out, outl,
+						 outsize, in, inl, inl);
+	if (!check_call(c, out, in, inl) || !cipher_base_check_room(&c->base, inl, outsize))
 		return 0;
 	/* Stricter than OpenSSL's own ECB and CBC, which process the whole blocks and say nothing.
 	 */
 	if (!cipher_is_ctr(c) && inl % HWOFF_AES_BLOCK) {
-		HWPROV_RAISE(c->prov, HWPROV_R_NOT_BLOCK_MULTIPLE, "%s: %zu bytes", c->alg->name,
-			     inl);
+		HWPROV_RAISE(c->base.prov, HWPROV_R_NOT_BLOCK_MULTIPLE, "%s: %zu bytes",
+			     c->base.alg->name, inl);
 		return 0;
 	}
 	switch (cipher_server_for(c, inl)) {
 	case CIPHER_DELEGATED:
-		return delegated_cipher(c, out, outl, outsize, in, inl);
+		return cipher_base_software_call(&c->base, c->base.sw->cipher.cipher, out, outl,
+						 outsize, in, inl, inl);
 	case CIPHER_SERVER_FAILED:
 		return 0;
 	case CIPHER_OWN_PATHS:
@@ -297,22 +240,6 @@ static int cipher_cipher(void *vctx, unsigned char *out, size_t *outl, size_t ou
 /* ---- parameters ---------------------------------------------------------------------------------
  */
 
-static unsigned int openssl_mode(const struct hwoff_alg *alg)
-{
-	switch (alg->mode) {
-	case HWOFF_MODE_ECB:
-		return EVP_CIPH_ECB_MODE;
-	case HWOFF_MODE_CBC:
-		return EVP_CIPH_CBC_MODE;
-	case HWOFF_MODE_CTR:
-		return EVP_CIPH_CTR_MODE;
-	case HWOFF_MODE_GCM:
-		return EVP_CIPH_GCM_MODE;
-	default:
-		return 0;
-	}
-}
-
 /* OpenSSL's own ciphers answer either kind of octet parameter. */
 static int set_octets(OSSL_PARAM params[], const char *key, const unsigned char *value, size_t len)
 {
@@ -322,56 +249,28 @@ static int set_octets(OSSL_PARAM params[], const char *key, const unsigned char 
 	       OSSL_PARAM_set_octet_string(p, value, len);
 }
 
-int hwprov_cipher_get_params(const struct hwoff_alg *alg, OSSL_PARAM params[])
-{
-	return hwprov_param_set_uint(params, OSSL_CIPHER_PARAM_MODE, openssl_mode(alg)) &&
-	       hwprov_param_set_size(params, OSSL_CIPHER_PARAM_KEYLEN, alg->key_bytes) &&
-	       hwprov_param_set_size(params, OSSL_CIPHER_PARAM_IVLEN, alg->iv_bytes) &&
-	       hwprov_param_set_size(params, OSSL_CIPHER_PARAM_BLOCK_SIZE, alg->block_bytes) &&
-	       hwprov_param_set_int(params, OSSL_CIPHER_PARAM_AEAD, hwoff_alg_is_aead(alg)) &&
-	       hwprov_param_set_int(params, OSSL_CIPHER_PARAM_CUSTOM_IV, hwoff_alg_is_aead(alg)) &&
-	       hwprov_param_set_int(params, OSSL_CIPHER_PARAM_CTS, 0) &&
-	       hwprov_param_set_int(params, OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, 0) &&
-	       hwprov_param_set_int(params, OSSL_CIPHER_PARAM_HAS_RAND_KEY, 0);
-}
-
-static const OSSL_PARAM cipher_gettable[] = {
-	OSSL_PARAM_uint(OSSL_CIPHER_PARAM_MODE, NULL),
-	OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_KEYLEN, NULL),
-	OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_IVLEN, NULL),
-	OSSL_PARAM_size_t(OSSL_CIPHER_PARAM_BLOCK_SIZE, NULL),
-	OSSL_PARAM_int(OSSL_CIPHER_PARAM_AEAD, NULL),
-	OSSL_PARAM_int(OSSL_CIPHER_PARAM_CUSTOM_IV, NULL),
-	OSSL_PARAM_int(OSSL_CIPHER_PARAM_CTS, NULL),
-	OSSL_PARAM_int(OSSL_CIPHER_PARAM_TLS1_MULTIBLOCK, NULL),
-	OSSL_PARAM_int(OSSL_CIPHER_PARAM_HAS_RAND_KEY, NULL),
-	OSSL_PARAM_END,
-};
-
-const OSSL_PARAM *hwprov_cipher_gettable_params(void *provctx)
-{
-	return cipher_gettable;
-}
-
 static int cipher_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
 	struct cipher_ctx *c = vctx;
 
 	if (c->tls)
-		return c->sw->cipher.get_ctx_params(c->software, params);
+		return c->base.sw->cipher.get_ctx_params(c->base.software, params);
 	/* A delegated stream's num and updated IV are the default provider's to tell. */
-	if (c->delegated && c->software_keyed && !c->sw->cipher.get_ctx_params(c->software, params))
+	if (c->delegated && c->software_keyed &&
+	    !c->base.sw->cipher.get_ctx_params(c->base.software, params))
 		return 0;
 	if (c->delegated && c->software_keyed)
-		return hwprov_param_set_size(params, OSSL_CIPHER_PARAM_KEYLEN, c->alg->key_bytes) &&
-		       hwprov_param_set_size(params, OSSL_CIPHER_PARAM_IVLEN, c->alg->iv_bytes) &&
-		       set_octets(params, OSSL_CIPHER_PARAM_IV, c->iv, c->alg->iv_bytes);
-	return hwprov_param_set_size(params, OSSL_CIPHER_PARAM_KEYLEN, c->alg->key_bytes) &&
-	       hwprov_param_set_size(params, OSSL_CIPHER_PARAM_IVLEN, c->alg->iv_bytes) &&
+		return hwprov_param_set_size(params, OSSL_CIPHER_PARAM_KEYLEN,
+					     c->base.alg->key_bytes) &&
+		       hwprov_param_set_size(params, OSSL_CIPHER_PARAM_IVLEN,
+					     c->base.alg->iv_bytes) &&
+		       set_octets(params, OSSL_CIPHER_PARAM_IV, c->iv, c->base.alg->iv_bytes);
+	return hwprov_param_set_size(params, OSSL_CIPHER_PARAM_KEYLEN, c->base.alg->key_bytes) &&
+	       hwprov_param_set_size(params, OSSL_CIPHER_PARAM_IVLEN, c->base.alg->iv_bytes) &&
 	       hwprov_param_set_uint(params, OSSL_CIPHER_PARAM_PADDING, c->padding) &&
 	       hwprov_param_set_uint(params, OSSL_CIPHER_PARAM_NUM, c->num) &&
-	       set_octets(params, OSSL_CIPHER_PARAM_IV, c->iv, c->alg->iv_bytes) &&
-	       set_octets(params, OSSL_CIPHER_PARAM_UPDATED_IV, c->chain, c->alg->iv_bytes);
+	       set_octets(params, OSSL_CIPHER_PARAM_IV, c->iv, c->base.alg->iv_bytes) &&
+	       set_octets(params, OSSL_CIPHER_PARAM_UPDATED_IV, c->chain, c->base.alg->iv_bytes);
 }
 
 static const OSSL_PARAM cipher_gettable_ctx[] = {
@@ -405,7 +304,7 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 	    !enter_tls(c))
 		return 0;
 	if (c->tls)
-		return c->sw->cipher.set_ctx_params(c->software, params);
+		return c->base.sw->cipher.set_ctx_params(c->base.software, params);
 	p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_PADDING);
 	if (p) {
 		if (!OSSL_PARAM_get_uint(p, &value))
@@ -426,10 +325,10 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 	if (p) {
 		if (!OSSL_PARAM_get_size_t(p, &len))
 			goto bad;
-		if (len != c->alg->key_bytes) {
-			HWPROV_RAISE(c->prov, HWPROV_R_KEY_LENGTH,
-				     "%s takes a %u-byte key, not %zu", c->alg->name,
-				     c->alg->key_bytes, len);
+		if (len != c->base.alg->key_bytes) {
+			HWPROV_RAISE(c->base.prov, HWPROV_R_KEY_LENGTH,
+				     "%s takes a %u-byte key, not %zu", c->base.alg->name,
+				     c->base.alg->key_bytes, len);
 			return 0;
 		}
 	}
@@ -437,19 +336,20 @@ static int cipher_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 	if (p) {
 		if (!OSSL_PARAM_get_size_t(p, &len))
 			goto bad;
-		if (len != c->alg->iv_bytes) {
-			HWPROV_RAISE(c->prov, HWPROV_R_IV_LENGTH, "%s takes a %u-byte IV, not %zu",
-				     c->alg->name, c->alg->iv_bytes, len);
+		if (len != c->base.alg->iv_bytes) {
+			HWPROV_RAISE(c->base.prov, HWPROV_R_IV_LENGTH,
+				     "%s takes a %u-byte IV, not %zu", c->base.alg->name,
+				     c->base.alg->iv_bytes, len);
 			return 0;
 		}
 	}
 	/* A delegated stream's padding and num are kept by the default provider's context. */
-	if (c->delegated && !c->sw->cipher.set_ctx_params(c->software, params))
+	if (c->delegated && !c->base.sw->cipher.set_ctx_params(c->base.software, params))
 		return 0;
 	return 1;
 bad:
-	HWPROV_RAISE(c->prov, HWPROV_R_PARAMETER, "%s: bad value for parameter '%s'", c->alg->name,
-		     p->key);
+	HWPROV_RAISE(c->base.prov, HWPROV_R_PARAMETER, "%s: bad value for parameter '%s'",
+		     c->base.alg->name, p->key);
 	return 0;
 }
 

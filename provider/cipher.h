@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
- * cipher.h - what the files of the cipher family share (the provider's split follows OpenSSL's):
- * cipher.c the dispatch functions, init and parameters; cipher_block.c the block buffering and
- * padding of ECB and CBC; cipher_mode.c the mode state (CBC's chaining value, CTR's counter and
- * keystream position); cipher_paths.c the paths that serve a request (kernel sessions, software,
- * and the hand-over of the whole stream to the default provider's context).
+ * cipher.h - what the files of the cipher family share (the provider's split follows OpenSSL's).
+ * Each file calls only those after it: cipher.c the dispatch functions, init and parameters;
+ * cipher_block.c the block buffering and padding of ECB and CBC; cipher_mode.c the mode state
+ * (CBC's chaining value, CTR's counter and keystream position); cipher_paths.c the paths that
+ * serve a request (kernel sessions, software, and the hand-over of the whole stream to the
+ * default provider's context); cipher_base.c the context skeleton GCM shares (cipher_base.h).
  *
  * The stream state is kept here, not in whichever path served the last request: the partial
  * block (ECB, CBC), the chaining value (CBC's last ciphertext block, CTR's counter) and CTR's
@@ -19,26 +20,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "backend/algs.h"
-#include "backend/transport.h"
-#include "provider/provider.h"
-
-#define CIPHER_KERNEL_SESSIONS 4 /* distinct kernel paths one stream has used: PIO and DMA */
-#define CHAIN_NOBODY	       (-2) /* cipher_ctx.chain_holder: only chain has it */
-#define CHAIN_SOFTWARE	       (-1)
-
-struct cipher_kernel_session {
-	struct hwoff_path *path;
-	struct hwoff_skcipher *skcipher;
-};
+#include "provider/cipher_base.h"
 
 struct cipher_ctx {
-	struct hwprov *prov;
-	const struct hwoff_alg *alg;
-	bool keyed;
-	bool encrypt;
+	struct cipher_base base; /* first: a pointer to either is a pointer to both */
 	bool padding;
-	unsigned char key[HWOFF_AES_KEY_MAX];
 	unsigned char iv[HWOFF_AES_BLOCK]; /* as given at init: OSSL_CIPHER_PARAM_IV */
 	unsigned char chain[HWOFF_AES_BLOCK]; /* the next block's IV or counter: ..._UPDATED_IV */
 	unsigned char buf[HWOFF_AES_BLOCK]; /* ECB, CBC: input not processed yet */
@@ -62,76 +48,34 @@ struct cipher_ctx {
 	 * delegated, and init, EVP_Cipher() and the parameters forwarded whole.
 	 */
 	bool tls;
-	struct hwprov_tally tally;
-	struct hwoff_route_cache route; /* reset by init: the direction may change */
-	const struct hwprov_software *sw; /* the default provider's functions, once used */
-	void *software; /* its context */
 	bool software_keyed;
 	/*
-	 * Which context's IV is the chaining value now: one kernel session (its index), software,
-	 * or none; every other is told it before its next request.
+	 * Which context's IV is the chaining value now: one kernel session (its holds_chain),
+	 * software, or none; every other is told it before its next request.
 	 */
-	int chain_holder;
-	struct cipher_kernel_session kernel[CIPHER_KERNEL_SESSIONS];
+	bool software_holds_chain;
 };
+CIPHER_BASE_FIRST(struct cipher_ctx);
 
 static inline bool cipher_is_ctr(const struct cipher_ctx *c)
 {
-	return c->alg->mode == HWOFF_MODE_CTR;
+	return c->base.alg->mode == HWOFF_MODE_CTR;
 }
 
-static inline enum hwoff_direction cipher_direction(const struct cipher_ctx *c)
-{
-	return c->encrypt ? HWOFF_ENCRYPT : HWOFF_DECRYPT;
-}
-
-/* cipher.c: the output buffer has room for need bytes, or the error is raised. */
-int cipher_check_room(struct cipher_ctx *c, size_t need, size_t outsize);
-
-/* ---- cipher_block.c: ECB and CBC --------------------------------------------------------- */
-
-/* The bytes a stream of total bytes keeps back for later (as OpenSSL does). */
-static inline size_t cipher_bytes_kept(const struct cipher_ctx *c, size_t total)
-{
-	size_t keep = total % HWOFF_AES_BLOCK;
-
-	/* Decrypting with padding keeps the last whole block too: only final() knows it is last. */
-	if (!c->encrypt && c->padding && !keep)
-		keep = HWOFF_AES_BLOCK;
-	return keep;
-}
-/* Whole blocks go now, the rest waits in buf. */
-int cipher_block_update(struct cipher_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
-			const unsigned char *in, size_t inl);
-/* The padded last block, or the unpadded end of a decryption. */
-int cipher_block_final(struct cipher_ctx *c, unsigned char *out, size_t *outl, size_t outsize);
-
-/* ---- cipher_mode.c: the chaining value ----------------------------------------------------- */
+/* ---- cipher_paths.c: who serves a request ------------------------------------------------ */
 
 /*
- * What the chaining value after a request of len bytes from in needs before the request runs
- * (in may be out): CBC decryption's last ciphertext block, into kept.
+ * len bytes (whole blocks, except CTR's last) from the stream's chaining value on path, or in
+ * software when the kernel fails and software may redo it: the path that served them, or NULL
+ * with the error raised. The chaining value is left for the caller to move on.
  */
-void cipher_chain_keep(const struct cipher_ctx *c, const unsigned char *in, size_t len,
-		       unsigned char kept[HWOFF_AES_BLOCK]);
-/* The chaining value moves past a request of len bytes that wrote out. */
-void cipher_chain_advance(struct cipher_ctx *c, const unsigned char kept[HWOFF_AES_BLOCK],
-			  const unsigned char *out, size_t len);
-/* CTR: the rest of a keystream block first, then whole requests. */
-int cipher_ctr_crypt(struct cipher_ctx *c, unsigned char *out, const unsigned char *in, size_t len);
-
-/* ---- cipher_paths.c ------------------------------------------------------------------------ */
-
-/*
- * len bytes (whole blocks, except CTR's last) from the stream's state, by the path the router
- * decides for a request of route_size bytes; then the state moves on.
- */
-int cipher_crypt(struct cipher_ctx *c, const unsigned char *in, unsigned char *out, size_t len,
-		 size_t route_size);
+struct hwoff_path *cipher_serve(struct cipher_ctx *c, struct hwoff_path *path,
+				const unsigned char *in, unsigned char *out, size_t len);
 /* len bytes by the default provider, from the stream's chaining value (not the delegation). */
 int cipher_software_crypt(struct cipher_ctx *c, const unsigned char *in, unsigned char *out,
 			  size_t len);
-void cipher_drop_kernel_sessions(struct cipher_ctx *c);
+/* The chaining value was set here: no context has it; each is told it before its next request. */
+void cipher_chain_held_by_none(struct cipher_ctx *c);
 
 /* Who serves a request: the default provider's context as the whole stream, or our paths. */
 enum cipher_server {
@@ -149,5 +93,34 @@ static inline enum cipher_server cipher_server_for(struct cipher_ctx *c, size_t 
 }
 int cipher_enter_delegation(struct cipher_ctx *c);
 int cipher_leave_delegation(struct cipher_ctx *c);
+
+/* ---- cipher_mode.c: the chaining value ----------------------------------------------------- */
+
+/*
+ * len bytes (whole blocks, except CTR's last) from the stream's state, by the path the router
+ * decides for a request of route_size bytes; then the state moves on.
+ */
+int cipher_crypt(struct cipher_ctx *c, const unsigned char *in, unsigned char *out, size_t len,
+		 size_t route_size);
+/* CTR: the rest of a keystream block first, then whole requests. */
+int cipher_ctr_crypt(struct cipher_ctx *c, unsigned char *out, const unsigned char *in, size_t len);
+
+/* ---- cipher_block.c: ECB and CBC --------------------------------------------------------- */
+
+/* The bytes a stream of total bytes keeps back for later (as OpenSSL does). */
+static inline size_t cipher_bytes_kept(const struct cipher_ctx *c, size_t total)
+{
+	size_t keep = total % HWOFF_AES_BLOCK;
+
+	/* Decrypting with padding keeps the last whole block too: only final() knows it is last. */
+	if (!c->base.encrypt && c->padding && !keep)
+		keep = HWOFF_AES_BLOCK;
+	return keep;
+}
+/* Whole blocks go now, the rest waits in buf. */
+int cipher_block_update(struct cipher_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
+			const unsigned char *in, size_t inl);
+/* The padded last block, or the unpadded end of a decryption. */
+int cipher_block_final(struct cipher_ctx *c, unsigned char *out, size_t *outl, size_t outsize);
 
 #endif

@@ -21,7 +21,7 @@ int cipher_block_update(struct cipher_ctx *c, unsigned char *out, size_t *outl, 
 		return 1;
 	}
 	todo = total - keep;
-	if (!cipher_check_room(c, todo, outsize))
+	if (!cipher_base_check_room(&c->base, todo, outsize))
 		return 0;
 	*outl = 0;
 	if (!c->buf_len) {
@@ -61,14 +61,15 @@ int cipher_block_final(struct cipher_ctx *c, unsigned char *out, size_t *outl, s
 	if (!c->padding) {
 		if (!c->buf_len)
 			return 1;
-		HWPROV_RAISE(c->prov, HWPROV_R_NOT_BLOCK_MULTIPLE,
-			     "%s with padding off: %zu bytes left over", c->alg->name, c->buf_len);
+		HWPROV_RAISE(c->base.prov, HWPROV_R_NOT_BLOCK_MULTIPLE,
+			     "%s with padding off: %zu bytes left over", c->base.alg->name,
+			     c->buf_len);
 		return 0;
 	}
-	if (c->encrypt) {
+	if (c->base.encrypt) {
 		pad = HWOFF_AES_BLOCK - c->buf_len;
 		memset(c->buf + c->buf_len, (int)pad, pad);
-		if (!cipher_check_room(c, HWOFF_AES_BLOCK, outsize) ||
+		if (!cipher_base_check_room(&c->base, HWOFF_AES_BLOCK, outsize) ||
 		    !cipher_crypt(c, c->buf, out, HWOFF_AES_BLOCK, HWOFF_AES_BLOCK))
 			return 0;
 		c->buf_len = 0;
@@ -76,8 +77,9 @@ int cipher_block_final(struct cipher_ctx *c, unsigned char *out, size_t *outl, s
 		return 1;
 	}
 	if (c->buf_len != HWOFF_AES_BLOCK) {
-		HWPROV_RAISE(c->prov, HWPROV_R_BAD_DECRYPT,
-			     "%s: wrong final block length (%zu bytes)", c->alg->name, c->buf_len);
+		HWPROV_RAISE(c->base.prov, HWPROV_R_BAD_DECRYPT,
+			     "%s: wrong final block length (%zu bytes)", c->base.alg->name,
+			     c->buf_len);
 		return 0;
 	}
 	if (!cipher_crypt(c, c->buf, block, HWOFF_AES_BLOCK, HWOFF_AES_BLOCK))
@@ -89,10 +91,11 @@ int cipher_block_final(struct cipher_ctx *c, unsigned char *out, size_t *outl, s
 			pad = 0;
 	if (!pad || pad > HWOFF_AES_BLOCK) {
 		OPENSSL_cleanse(block, sizeof(block));
-		HWPROV_RAISE(c->prov, HWPROV_R_BAD_DECRYPT, "%s: bad padding", c->alg->name);
+		HWPROV_RAISE(c->base.prov, HWPROV_R_BAD_DECRYPT, "%s: bad padding",
+			     c->base.alg->name);
 		return 0;
 	}
-	if (!cipher_check_room(c, HWOFF_AES_BLOCK - pad, outsize))
+	if (!cipher_base_check_room(&c->base, HWOFF_AES_BLOCK - pad, outsize))
 		return 0;
 	memcpy(out, block, HWOFF_AES_BLOCK - pad);
 	OPENSSL_cleanse(block, sizeof(block));

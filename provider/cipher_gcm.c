@@ -31,13 +31,11 @@
 #include <openssl/evp.h>
 #include <openssl/params.h>
 
-#include "backend/transport.h"
-#include "provider/provider.h"
+#include "provider/cipher_base.h"
 
-#define GCM_KERNEL_SESSIONS 2 /* the engine paths one stream has used: PIO and DMA */
-#define TLS_EXPLICIT_IV	    EVP_GCM_TLS_EXPLICIT_IV_LEN
-#define TLS_TAG		    EVP_GCM_TLS_TAG_LEN
-#define GCM_IV_MAX	    64 /* OpenSSL's GCM takes IVs of up to this many bytes */
+#define TLS_EXPLICIT_IV EVP_GCM_TLS_EXPLICIT_IV_LEN
+#define TLS_TAG		EVP_GCM_TLS_TAG_LEN
+#define GCM_IV_MAX	64 /* OpenSSL's GCM takes IVs of up to this many bytes */
 
 enum gcm_message {
 	GCM_OPEN, /* AAD so far in both contexts; no data yet */
@@ -46,19 +44,8 @@ enum gcm_message {
 	GCM_FINISHED, /* final returned after the engine served: a new IV is needed */
 };
 
-struct gcm_kernel_session {
-	struct hwoff_path *path;
-	struct hwoff_aead *aead;
-};
-
 struct gcm_ctx {
-	struct hwprov *prov;
-	const struct hwoff_alg *alg;
-	const struct hwprov_software *sw;
-	void *software;
-	bool keyed;
-	bool encrypt;
-	unsigned char key[HWOFF_AES_KEY_MAX];
+	struct cipher_base base; /* first: a pointer to either is a pointer to both */
 	size_t iv_len; /* as the default provider's context has it */
 	unsigned char tag[HWOFF_GCM_TAG_MAX]; /* a decrypt's, as set */
 	size_t tag_len; /* 0: not set */
@@ -71,62 +58,17 @@ struct gcm_ctx {
 	size_t msg_cap, aad_len, data_len;
 	bool tls; /* the TLS 1.2 AAD is set: the next EVP_Cipher() is one record */
 	unsigned char tls_aad[EVP_AEAD_TLS1_AAD_LEN];
-	struct hwprov_tally tally;
-	struct hwoff_route_cache route;
-	struct gcm_kernel_session kernel[GCM_KERNEL_SESSIONS];
 };
+CIPHER_BASE_FIRST(struct gcm_ctx);
 
-static void drop_kernel_sessions(struct gcm_ctx *c)
-{
-	for (int i = 0; i < GCM_KERNEL_SESSIONS; i++) {
-		hwoff_aead_free(c->kernel[i].aead);
-		c->kernel[i] = (struct gcm_kernel_session){ 0 };
-	}
-}
-
-static void forget_message(struct gcm_ctx *c)
+/* The message's kept bytes wiped; the stream goes on in state next. */
+static void forget_message(struct gcm_ctx *c, enum gcm_message next)
 {
 	if (c->aad_len + c->data_len)
 		OPENSSL_cleanse(c->msg, c->aad_len + c->data_len);
 	c->aad_len = c->data_len = 0;
 	c->aad_kept = true;
-	c->message = GCM_OPEN;
-}
-
-static int software_failed(struct gcm_ctx *c)
-{
-	HWPROV_RAISE(c->prov, HWPROV_R_SOFTWARE, "%s in the default provider failed", c->alg->name);
-	return 0;
-}
-
-void *hwprov_gcm_newctx(struct hwprov *prov, const struct hwoff_alg *alg)
-{
-	const struct hwprov_software *sw;
-	struct gcm_ctx *c;
-
-	if (!hwprov_can_serve(prov, alg))
-		return NULL;
-	sw = hwprov_software_of(prov, alg);
-	if (!sw)
-		return NULL;
-	c = OPENSSL_zalloc(sizeof(*c));
-	if (!c) {
-		HWPROV_RAISE(prov, HWPROV_R_OUT_OF_MEMORY, "%s: a context", alg->name);
-		return NULL;
-	}
-	c->prov = prov;
-	c->alg = alg;
-	c->sw = sw;
-	c->iv_len = alg->iv_bytes;
-	c->aad_kept = true;
-	c->software = sw->cipher.newctx(sw->provctx);
-	if (!c->software) {
-		OPENSSL_free(c);
-		HWPROV_RAISE(prov, HWPROV_R_SOFTWARE, "%s: no context of the default provider",
-			     alg->name);
-		return NULL;
-	}
-	return c;
+	c->message = next;
 }
 
 static void gcm_freectx(void *vctx)
@@ -135,35 +77,38 @@ static void gcm_freectx(void *vctx)
 
 	if (!c)
 		return;
-	hwprov_tally_flush(c->prov, &c->tally);
-	drop_kernel_sessions(c);
-	c->sw->cipher.freectx(c->software);
 	OPENSSL_clear_free(c->msg, c->msg_cap);
-	OPENSSL_clear_free(c, sizeof(*c));
+	cipher_base_free(&c->base, sizeof(*c));
+}
+
+/* Every stream's default provider's context is made with it. */
+void *hwprov_gcm_newctx(struct hwprov *prov, const struct hwoff_alg *alg)
+{
+	struct gcm_ctx *c = cipher_base_new(prov, alg, sizeof(*c));
+
+	if (!c)
+		return NULL;
+	if (!cipher_base_software(&c->base)) {
+		gcm_freectx(c);
+		return NULL;
+	}
+	c->iv_len = alg->iv_bytes;
+	c->aad_kept = true;
+	return c;
 }
 
 static void *gcm_dupctx(void *vctx)
 {
-	struct gcm_ctx *src = vctx, *c = OPENSSL_memdup(src, sizeof(*src));
+	struct gcm_ctx *src = vctx, *c = cipher_base_dup(&src->base, sizeof(*src));
 
-	if (!c) {
-		HWPROV_RAISE(src->prov, HWPROV_R_OUT_OF_MEMORY, "%s: a copy of a context",
-			     src->alg->name);
-		return NULL;
-	}
-	memset(c->kernel, 0, sizeof(c->kernel));
-	c->tally = (struct hwprov_tally){ 0 };
-	c->msg = NULL;
-	c->software = src->sw->cipher.dupctx(src->software);
-	if (src->msg_cap)
-		c->msg = OPENSSL_memdup(src->msg, src->msg_cap);
-	if (!c->software || (src->msg_cap && !c->msg)) {
-		if (!c->msg)
-			c->msg_cap = 0;
-		gcm_freectx(c);
-		return NULL;
-	}
-	return c;
+	if (!c || !src->msg_cap)
+		return c;
+	c->msg = OPENSSL_memdup(src->msg, src->msg_cap);
+	if (c->msg)
+		return c;
+	c->msg_cap = 0;
+	gcm_freectx(c);
+	return NULL;
 }
 
 /* What the default provider accepted, seen by us: the tag, its length, the IV length, TLS. */
@@ -175,7 +120,7 @@ static void note_params(struct gcm_ctx *c, const OSSL_PARAM params[])
 	if (!params)
 		return;
 	p = OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TAG);
-	if (p && !c->encrypt && p->data && p->data_size <= sizeof(c->tag)) {
+	if (p && !c->base.encrypt && p->data && p->data_size <= sizeof(c->tag)) {
 		memcpy(c->tag, p->data, p->data_size);
 		c->tag_len = p->data_size;
 	}
@@ -190,7 +135,7 @@ static void note_params(struct gcm_ctx *c, const OSSL_PARAM params[])
 	/* A new IV by the TLS fields: a new message may start (OpenSSL's IV state is its). */
 	if (OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_IV_FIXED) ||
 	    OSSL_PARAM_locate_const(params, OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV))
-		forget_message(c);
+		forget_message(c, GCM_OPEN);
 }
 
 static int gcm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
@@ -199,7 +144,7 @@ static int gcm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 
 	if (!params)
 		return 1;
-	if (!c->sw->cipher.set_ctx_params(c->software, params))
+	if (!c->base.sw->cipher.set_ctx_params(c->base.software, params))
 		return 0;
 	note_params(c, params);
 	return 1;
@@ -208,28 +153,19 @@ static int gcm_set_ctx_params(void *vctx, const OSSL_PARAM params[])
 static int gcm_init(struct gcm_ctx *c, bool encrypt, const unsigned char *key, size_t keylen,
 		    const unsigned char *iv, size_t ivlen, const OSSL_PARAM params[])
 {
-	OSSL_FUNC_cipher_encrypt_init_fn *init =
-		encrypt ? c->sw->cipher.encrypt_init : c->sw->cipher.decrypt_init;
-
-	hwprov_tally_flush(c->prov, &c->tally);
-	c->encrypt = encrypt;
-	if (!init(c->software, key, keylen, iv, ivlen, NULL))
+	cipher_base_init(&c->base);
+	c->base.encrypt = encrypt;
+	if (!cipher_base_software_init(&c->base, key, keylen, iv, ivlen, NULL))
 		return 0;
-	if (key) {
-		/* the same key again (openssl speed gives one per message): the sessions have it */
-		if (!c->keyed || CRYPTO_memcmp(c->key, key, keylen))
-			drop_kernel_sessions(c);
-		memcpy(c->key, key, keylen); /* the default provider checked its length */
-		c->keyed = true;
-	}
+	if (key)
+		cipher_base_set_key(&c->base, key); /* the default provider checked its length */
 	if (iv) {
 		c->iv_len = ivlen;
-		forget_message(c);
+		forget_message(c, GCM_OPEN);
 	} else if (c->message != GCM_FINISHED) {
-		forget_message(c);
+		forget_message(c, GCM_OPEN);
 	}
 	c->tls = false;
-	c->route = (struct hwoff_route_cache){ 0 };
 	return gcm_set_ctx_params(c, params);
 }
 
@@ -245,8 +181,7 @@ static int gcm_decrypt_init(void *vctx, const unsigned char *key, size_t keylen,
 	return gcm_init(vctx, false, key, keylen, iv, ivlen, params);
 }
 
-/* ---- the message's store ----------------------------------------------------------------------
- */
+/* ---- the message's store --------------------------------------------------------------------- */
 
 static int msg_append(struct gcm_ctx *c, const unsigned char *in, size_t len)
 {
@@ -260,8 +195,8 @@ static int msg_append(struct gcm_ctx *c, const unsigned char *in, size_t len)
 			cap = HWOFF_AEAD_MESSAGE_MAX;
 		msg = OPENSSL_clear_realloc(c->msg, c->msg_cap, cap);
 		if (!msg) {
-			HWPROV_RAISE(c->prov, HWPROV_R_OUT_OF_MEMORY, "%s: %zu bytes of message",
-				     c->alg->name, cap);
+			HWPROV_RAISE(c->base.prov, HWPROV_R_OUT_OF_MEMORY,
+				     "%s: %zu bytes of message", c->base.alg->name, cap);
 			return 0;
 		}
 		c->msg = msg;
@@ -297,39 +232,17 @@ static int software_takes_over(struct gcm_ctx *c)
 	size_t outl;
 
 	/* the message outgrew the one request its path took: counted as such */
-	hwoff_route_unsupported(&c->prov->router, c->engine_path);
-	if (c->data_len &&
-	    (!c->sw->cipher.update(c->software, data, &outl, c->data_len, data, c->data_len) ||
-	     outl != c->data_len))
-		return software_failed(c);
+	hwoff_route_unsupported(&c->base.prov->router, c->engine_path);
+	if (c->data_len && (!c->base.sw->cipher.update(c->base.software, data, &outl, c->data_len,
+						       data, c->data_len) ||
+			    outl != c->data_len))
+		return cipher_base_software_failed(&c->base);
 	OPENSSL_cleanse(c->msg, c->aad_len + c->data_len);
 	c->message = GCM_SOFTWARE;
 	return 1;
 }
 
-/* ---- the engine ---------------------------------------------------------------------------------
- */
-
-static struct gcm_kernel_session *kernel_session(struct gcm_ctx *c, struct hwoff_path *path,
-						 char *err, size_t err_len)
-{
-	struct gcm_kernel_session *s = &c->kernel[0];
-
-	for (int i = 0; i < GCM_KERNEL_SESSIONS; i++) {
-		if (c->kernel[i].path == path)
-			return &c->kernel[i];
-		if (!c->kernel[i].path) {
-			s = &c->kernel[i];
-			break;
-		}
-	}
-	hwoff_aead_free(s->aead);
-	*s = (struct gcm_kernel_session){ 0 };
-	if (hwoff_aead_new(&s->aead, c->alg, path->name, c->key, c->alg->key_bytes, err, err_len))
-		return NULL;
-	s->path = path;
-	return s;
-}
+/* ---- the engine ------------------------------------------------------------------------------ */
 
 /* The IV of the message now, from the default provider's context (which may generate it). */
 static int current_iv(struct gcm_ctx *c, unsigned char iv[GCM_IV_MAX])
@@ -339,8 +252,8 @@ static int current_iv(struct gcm_ctx *c, unsigned char iv[GCM_IV_MAX])
 		OSSL_PARAM_END,
 	};
 
-	return c->sw->cipher.get_ctx_params(c->software, params) &&
-	       params[0].return_size == c->alg->iv_bytes;
+	return c->base.sw->cipher.get_ctx_params(c->base.software, params) &&
+	       params[0].return_size == c->base.alg->iv_bytes;
 }
 
 enum engine_outcome {
@@ -360,29 +273,21 @@ static enum engine_outcome engine_message(struct gcm_ctx *c, struct hwoff_path *
 					  unsigned char *out, unsigned char *tag, size_t tag_len)
 {
 	char err[HWOFF_TRANSPORT_ERROR_MAX];
-	struct gcm_kernel_session *s = kernel_session(c, path, err, sizeof(err));
-	enum hwoff_fallback_reason why = HWOFF_FALLBACK_SETUP_FAILED;
+	struct cipher_kernel_session *s = cipher_kernel_session(&c->base, path, err, sizeof(err));
 	int ret = -1;
 
-	if (s) {
-		ret = hwoff_aead_crypt(s->aead, c->encrypt, iv, aad, aad_len, in, out, len, tag,
-				       tag_len);
-		why = HWOFF_FALLBACK_REQUEST_FAILED;
-	}
-	if (!ret) {
-		hwoff_path_served(path);
-		hwprov_tally_add(c->prov, &c->tally, path, aad_len + len);
-		return ENGINE_DONE;
-	}
-	if (ret == -EBADMSG) {
-		hwoff_path_served(path);
-		hwoff_count_tag_mismatch(&path->counters);
-		hwprov_tally_add(c->prov, &c->tally, path, aad_len + len);
-		return ENGINE_TAG_MISMATCH;
-	}
 	if (s)
-		snprintf(err, sizeof(err), "%s", hwoff_aead_error(s->aead));
-	return hwprov_kernel_failed(c->prov, path, why, err) ? ENGINE_SOFTWARE : ENGINE_FAILED;
+		ret = hwoff_aead_crypt(s->aead, c->base.encrypt, iv, aad, aad_len, in, out, len,
+				       tag, tag_len);
+	if (ret && ret != -EBADMSG)
+		return cipher_kernel_failed(&c->base, path, s, err) ? ENGINE_SOFTWARE
+								    : ENGINE_FAILED;
+	hwoff_path_served(path);
+	hwprov_tally_add(c->base.prov, &c->base.tally, path, aad_len + len);
+	if (!ret)
+		return ENGINE_DONE;
+	hwoff_count_tag_mismatch(&path->counters);
+	return ENGINE_TAG_MISMATCH;
 }
 
 /*
@@ -396,7 +301,7 @@ static enum engine_outcome engine_kept_message(struct gcm_ctx *c, struct hwoff_p
 	enum engine_outcome outcome;
 
 	memcpy(c->engine_tag, c->tag, c->tag_len);
-	c->engine_tag_len = c->encrypt ? HWOFF_GCM_TAG_MAX : c->tag_len;
+	c->engine_tag_len = c->base.encrypt ? HWOFF_GCM_TAG_MAX : c->tag_len;
 	outcome = engine_message(c, path, iv, c->msg, c->aad_len, len ? c->msg + c->aad_len : NULL,
 				 len, out, c->engine_tag, c->engine_tag_len);
 	OPENSSL_cleanse(iv, GCM_IV_MAX);
@@ -411,34 +316,106 @@ static struct hwoff_path *message_path(struct gcm_ctx *c, size_t size, size_t aa
 				       unsigned char iv[GCM_IV_MAX])
 {
 	struct hwoff_path *path = hwprov_route(
-		c->prov, c->alg, c->encrypt ? HWOFF_ENCRYPT : HWOFF_DECRYPT, size, &c->route);
+		c->base.prov, c->base.alg, cipher_base_direction(&c->base), size, &c->base.route);
 
 	if (!path || path->software)
 		return path;
-	if (c->iv_len != c->alg->iv_bytes || aad_len > HWOFF_AEAD_MESSAGE_MAX ||
+	if (c->iv_len != c->base.alg->iv_bytes || aad_len > HWOFF_AEAD_MESSAGE_MAX ||
 	    len > HWOFF_AEAD_MESSAGE_MAX - aad_len ||
-	    (!c->encrypt &&
+	    (!c->base.encrypt &&
 	     (!c->tag_len || !hwoff_aead_tag_len_valid(c->tag_len) || !(aad_len + len))))
-		return hwoff_route_unsupported(&c->prov->router, path);
+		return hwoff_route_unsupported(&c->base.prov->router, path);
 	if (!current_iv(c, iv))
-		return hwoff_router_software(&c->prov->router); /* it raises OpenSSL's error */
+		return hwoff_router_software(&c->base.prov->router); /* it raises OpenSSL's error */
 	return path;
 }
 
-/* ---- update, final --------------------------------------------------------------------------- */
+/* ---- the TLS 1.2 record: explicit IV || payload || tag, in place ----------------------------- */
 
-static int software_update(struct gcm_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
-			   const unsigned char *in, size_t inl)
+/* The TLS AAD's length field names the payload: the record less the explicit IV (and the tag). */
+static void tls_payload_aad(const struct gcm_ctx *c, unsigned char aad[EVP_AEAD_TLS1_AAD_LEN])
 {
-	if (!c->sw->cipher.update(c->software, out, outl, outsize, in, inl))
+	size_t len;
+
+	memcpy(aad, c->tls_aad, EVP_AEAD_TLS1_AAD_LEN);
+	len = (size_t)aad[EVP_AEAD_TLS1_AAD_LEN - 2] << 8 | aad[EVP_AEAD_TLS1_AAD_LEN - 1];
+	len -= TLS_EXPLICIT_IV + (c->base.encrypt ? 0 : TLS_TAG); /* checked when it was set */
+	aad[EVP_AEAD_TLS1_AAD_LEN - 2] = (unsigned char)(len >> 8);
+	aad[EVP_AEAD_TLS1_AAD_LEN - 1] = (unsigned char)len;
+}
+
+/* Past the explicit IV, as OpenSSL's GCM: the encrypter's from its counter, the decrypter's. */
+static int tls_take_explicit_iv(struct gcm_ctx *c, unsigned char *record)
+{
+	OSSL_PARAM params[] = {
+		OSSL_PARAM_octet_string(c->base.encrypt ? OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN
+							: OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV,
+					record, TLS_EXPLICIT_IV),
+		OSSL_PARAM_END,
+	};
+
+	return c->base.encrypt ? c->base.sw->cipher.get_ctx_params(c->base.software, params)
+			       : c->base.sw->cipher.set_ctx_params(c->base.software, params);
+}
+
+/*
+ * One record. What it says it wrote is OpenSSL's: the whole record through EVP_Cipher()
+ * (by_cipher), else the record encrypted, or the payload decrypted.
+ */
+static int tls_record(struct gcm_ctx *c, bool by_cipher, unsigned char *out, size_t *outl,
+		      size_t outsize, const unsigned char *in, size_t len)
+{
+	OSSL_FUNC_cipher_cipher_fn *software =
+		by_cipher ? c->base.sw->cipher.cipher : c->base.sw->cipher.update;
+	unsigned char aad[EVP_AEAD_TLS1_AAD_LEN], iv[GCM_IV_MAX], *payload_out;
+	enum engine_outcome outcome;
+	struct hwoff_path *path;
+	size_t payload;
+
+	c->tls = false; /* one record per AAD, as OpenSSL's */
+	/* What OpenSSL's GCM refuses, it refuses with its own error. */
+	if (!c->base.keyed || out != in || len < TLS_EXPLICIT_IV + TLS_TAG || outsize < len ||
+	    c->iv_len != c->base.alg->iv_bytes)
+		return software(c->base.software, out, outl, outsize, in, len);
+	payload = len - TLS_EXPLICIT_IV - TLS_TAG;
+	payload_out = out + TLS_EXPLICIT_IV;
+	path = hwprov_route(c->base.prov, c->base.alg, cipher_base_direction(&c->base), payload,
+			    &c->base.route);
+	if (!path)
 		return 0;
-	if (out && inl)
-		hwprov_tally_add(c->prov, &c->tally, hwoff_router_software(&c->prov->router), inl);
+	if (path->software)
+		goto software;
+	/* The encrypter's IV is its counter now, advanced once the engine has done. */
+	if (c->base.encrypt ? !current_iv(c, iv)
+			    : !tls_take_explicit_iv(c, out) || !current_iv(c, iv))
+		goto software;
+	tls_payload_aad(c, aad);
+	outcome = engine_message(c, path, iv, aad, sizeof(aad), payload_out, payload, payload_out,
+				 payload_out + payload, TLS_TAG);
+	OPENSSL_cleanse(iv, sizeof(iv));
+	switch (outcome) {
+	case ENGINE_DONE:
+		if (c->base.encrypt && !tls_take_explicit_iv(c, out))
+			return cipher_base_software_failed(&c->base);
+		*outl = c->base.encrypt || by_cipher ? len : payload;
+		return 1;
+	case ENGINE_TAG_MISMATCH: /* a whole record: no plaintext, as OpenSSL's */
+		OPENSSL_cleanse(payload_out, payload);
+		*outl = 0;
+		return 0;
+	case ENGINE_FAILED:
+		return 0;
+	case ENGINE_SOFTWARE:
+		break;
+	}
+software:
+	if (!software(c->base.software, out, outl, outsize, in, len))
+		return 0;
+	cipher_base_count_software(&c->base, payload);
 	return 1;
 }
 
-static int tls_record(struct gcm_ctx *c, bool by_cipher, unsigned char *out, size_t *outl,
-		      size_t outsize, const unsigned char *in, size_t len);
+/* ---- update, final --------------------------------------------------------------------------- */
 
 /* The message's first data: by the engine when the table says so, else software's stream. */
 static int first_data(struct gcm_ctx *c, unsigned char *out, size_t *outl, size_t outsize,
@@ -448,15 +425,14 @@ static int first_data(struct gcm_ctx *c, unsigned char *out, size_t *outl, size_
 	struct hwoff_path *path;
 	enum engine_outcome outcome;
 
-	if (outsize < inl)
-		return software_update(c, out, outl, outsize, in, inl); /* OpenSSL's error */
+	if (outsize < inl) /* OpenSSL's error */
+		return cipher_base_software_update(&c->base, out, outl, outsize, in, inl);
 	path = message_path(c, inl, c->aad_kept ? c->aad_len : SIZE_MAX, inl, iv);
 	if (!path)
 		return 0;
 	if (path->software || !msg_append(c, in, inl)) {
-		forget_message(c);
-		c->message = GCM_SOFTWARE;
-		return software_update(c, out, outl, outsize, in, inl);
+		forget_message(c, GCM_SOFTWARE);
+		return cipher_base_software_update(&c->base, out, outl, outsize, in, inl);
 	}
 	c->data_len = inl;
 	outcome = engine_kept_message(c, path, iv, inl, out);
@@ -474,7 +450,7 @@ static int first_data(struct gcm_ctx *c, unsigned char *out, size_t *outl, size_
 	}
 	/* Software has the AAD; this update's data is in msg, intact. */
 	c->message = GCM_SOFTWARE;
-	if (!software_update(c, out, outl, outsize, c->msg + c->aad_len, inl))
+	if (!cipher_base_software_update(&c->base, out, outl, outsize, c->msg + c->aad_len, inl))
 		return 0;
 	OPENSSL_cleanse(c->msg, c->aad_len + c->data_len);
 	return 1;
@@ -482,9 +458,9 @@ static int first_data(struct gcm_ctx *c, unsigned char *out, size_t *outl, size_
 
 static int refuse_finished(struct gcm_ctx *c)
 {
-	HWPROV_RAISE(c->prov, HWPROV_R_PARAMETER,
+	HWPROV_RAISE(c->base.prov, HWPROV_R_PARAMETER,
 		     "%s: this IV's message is finished: set a new IV (init) for the next",
-		     c->alg->name);
+		     c->base.alg->name);
 	return 0;
 }
 
@@ -493,7 +469,7 @@ static int gcm_update(void *vctx, unsigned char *out, size_t *outl, size_t outsi
 {
 	struct gcm_ctx *c = vctx;
 
-	if (!hwprov_check_length(c->prov, c->alg->name, inl))
+	if (!hwprov_check_length(c->base.prov, c->base.alg->name, inl))
 		return 0;
 	if (c->tls)
 		return tls_record(c, false, out, outl, outsize, in, inl);
@@ -509,14 +485,15 @@ static int gcm_update(void *vctx, unsigned char *out, size_t *outl, size_t outsi
 			return 0;
 		/* fall through */
 	case GCM_SOFTWARE:
-		return software_update(c, out, outl, outsize, in, inl);
+		return cipher_base_software_update(&c->base, out, outl, outsize, in, inl);
 	case GCM_OPEN:
 		break;
 	}
-	if (!c->keyed || !in)
-		return software_update(c, out, outl, outsize, in, inl); /* OpenSSL's error */
+	if (!c->base.keyed || !in) /* OpenSSL's error */
+		return cipher_base_software_update(&c->base, out, outl, outsize, in, inl);
 	if (!out)
-		return software_update(c, out, outl, outsize, in, inl) && keep_aad(c, in, inl);
+		return cipher_base_software_update(&c->base, out, outl, outsize, in, inl) &&
+		       keep_aad(c, in, inl);
 	return first_data(c, out, outl, outsize, in, inl);
 }
 
@@ -527,30 +504,27 @@ static int final_without_data(struct gcm_ctx *c, unsigned char *out, size_t *out
 	struct hwoff_path *path = NULL;
 	enum engine_outcome outcome = ENGINE_SOFTWARE;
 
-	if (c->keyed && c->aad_kept)
+	if (c->base.keyed && c->aad_kept)
 		path = message_path(c, c->aad_len, c->aad_len, 0, iv);
-	if (c->keyed && c->aad_kept && !path)
+	if (c->base.keyed && c->aad_kept && !path)
 		return 0;
 	if (path && !path->software)
 		outcome = engine_kept_message(c, path, iv, 0, NULL);
 	switch (outcome) {
 	case ENGINE_DONE:
-		forget_message(c);
-		c->message = GCM_FINISHED;
+		forget_message(c, GCM_FINISHED);
 		*outl = 0;
 		return 1;
 	case ENGINE_TAG_MISMATCH: /* the whole message: the verdict, as OpenSSL's final gives */
-		forget_message(c);
-		c->message = GCM_FINISHED;
+		forget_message(c, GCM_FINISHED);
 		return 0;
 	case ENGINE_FAILED:
 		return 0;
 	case ENGINE_SOFTWARE:
 		break;
 	}
-	forget_message(c);
-	c->message = GCM_SOFTWARE;
-	return c->sw->cipher.final(c->software, out, outl, outsize);
+	forget_message(c, GCM_SOFTWARE);
+	return c->base.sw->cipher.final(c->base.software, out, outl, outsize);
 }
 
 static int gcm_final(void *vctx, unsigned char *out, size_t *outl, size_t outsize)
@@ -558,7 +532,7 @@ static int gcm_final(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
 	struct gcm_ctx *c = vctx;
 
 	if (c->tls) /* OpenSSL's GCM refuses a TLS record without data: its error */
-		return c->sw->cipher.final(c->software, out, outl, outsize);
+		return c->base.sw->cipher.final(c->base.software, out, outl, outsize);
 	switch (c->message) {
 	case GCM_OPEN:
 		return final_without_data(c, out, outl, outsize);
@@ -566,10 +540,9 @@ static int gcm_final(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
 		return refuse_finished(c);
 	case GCM_ENGINE:
 		/* A decrypt's tag set again after the data: checked by software. */
-		if (c->encrypt || (c->tag_len == c->engine_tag_len &&
-				   !memcmp(c->tag, c->engine_tag, c->tag_len))) {
-			forget_message(c);
-			c->message = GCM_FINISHED;
+		if (c->base.encrypt || (c->tag_len == c->engine_tag_len &&
+					!memcmp(c->tag, c->engine_tag, c->tag_len))) {
+			forget_message(c, GCM_FINISHED);
 			*outl = 0;
 			return 1;
 		}
@@ -579,7 +552,7 @@ static int gcm_final(void *vctx, unsigned char *out, size_t *outl, size_t outsiz
 	case GCM_SOFTWARE:
 		break;
 	}
-	return c->sw->cipher.final(c->software, out, outl, outsize);
+	return c->base.sw->cipher.final(c->base.software, out, outl, outsize);
 }
 
 /*
@@ -594,7 +567,7 @@ static int gcm_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsi
 	if (c->tls)
 		return tls_record(c, true, out, outl, outsize, in, inl);
 	if (outsize < inl)
-		return c->sw->cipher.cipher(c->software, out, outl, outsize, in, inl);
+		return c->base.sw->cipher.cipher(c->base.software, out, outl, outsize, in, inl);
 	if (!in) {
 		if (!gcm_final(c, out, outl, outsize))
 			return 0;
@@ -605,93 +578,7 @@ static int gcm_cipher(void *vctx, unsigned char *out, size_t *outl, size_t outsi
 	return 1;
 }
 
-/* ---- the TLS 1.2 record: explicit IV || payload || tag, in place ----------------------------- */
-
-/* The TLS AAD's length field names the payload: the record less the explicit IV (and the tag). */
-static void tls_payload_aad(const struct gcm_ctx *c, unsigned char aad[EVP_AEAD_TLS1_AAD_LEN])
-{
-	size_t len;
-
-	memcpy(aad, c->tls_aad, EVP_AEAD_TLS1_AAD_LEN);
-	len = (size_t)aad[EVP_AEAD_TLS1_AAD_LEN - 2] << 8 | aad[EVP_AEAD_TLS1_AAD_LEN - 1];
-	len -= TLS_EXPLICIT_IV + (c->encrypt ? 0 : TLS_TAG); /* checked when it was set */
-	aad[EVP_AEAD_TLS1_AAD_LEN - 2] = (unsigned char)(len >> 8);
-	aad[EVP_AEAD_TLS1_AAD_LEN - 1] = (unsigned char)len;
-}
-
-/* Past the explicit IV, as OpenSSL's GCM: the encrypter's from its counter, the decrypter's read.
- */
-static int tls_take_explicit_iv(struct gcm_ctx *c, unsigned char *record)
-{
-	OSSL_PARAM params[] = {
-		OSSL_PARAM_octet_string(c->encrypt ? OSSL_CIPHER_PARAM_AEAD_TLS1_GET_IV_GEN
-						   : OSSL_CIPHER_PARAM_AEAD_TLS1_SET_IV_INV,
-					record, TLS_EXPLICIT_IV),
-		OSSL_PARAM_END,
-	};
-
-	return c->encrypt ? c->sw->cipher.get_ctx_params(c->software, params)
-			  : c->sw->cipher.set_ctx_params(c->software, params);
-}
-
-/*
- * One record. What it says it wrote is OpenSSL's: the whole record through EVP_Cipher()
- * (by_cipher), else the record encrypted, or the payload decrypted.
- */
-static int tls_record(struct gcm_ctx *c, bool by_cipher, unsigned char *out, size_t *outl,
-		      size_t outsize, const unsigned char *in, size_t len)
-{
-	OSSL_FUNC_cipher_cipher_fn *software =
-		by_cipher ? c->sw->cipher.cipher : c->sw->cipher.update;
-	unsigned char aad[EVP_AEAD_TLS1_AAD_LEN], iv[GCM_IV_MAX], *payload_out;
-	enum engine_outcome outcome;
-	struct hwoff_path *path;
-	size_t payload;
-
-	c->tls = false; /* one record per AAD, as OpenSSL's */
-	/* What OpenSSL's GCM refuses, it refuses with its own error. */
-	if (!c->keyed || out != in || len < TLS_EXPLICIT_IV + TLS_TAG || outsize < len ||
-	    c->iv_len != c->alg->iv_bytes)
-		return software(c->software, out, outl, outsize, in, len);
-	payload = len - TLS_EXPLICIT_IV - TLS_TAG;
-	payload_out = out + TLS_EXPLICIT_IV;
-	path = hwprov_route(c->prov, c->alg, c->encrypt ? HWOFF_ENCRYPT : HWOFF_DECRYPT, payload,
-			    &c->route);
-	if (!path)
-		return 0;
-	if (path->software)
-		goto software;
-	/* The encrypter's IV is its counter now, advanced once the engine has done. */
-	if (c->encrypt ? !current_iv(c, iv) : !tls_take_explicit_iv(c, out) || !current_iv(c, iv))
-		goto software;
-	tls_payload_aad(c, aad);
-	outcome = engine_message(c, path, iv, aad, sizeof(aad), payload_out, payload, payload_out,
-				 payload_out + payload, TLS_TAG);
-	OPENSSL_cleanse(iv, sizeof(iv));
-	switch (outcome) {
-	case ENGINE_DONE:
-		if (c->encrypt && !tls_take_explicit_iv(c, out))
-			return software_failed(c);
-		*outl = c->encrypt || by_cipher ? len : payload;
-		return 1;
-	case ENGINE_TAG_MISMATCH: /* a whole record: no plaintext, as OpenSSL's */
-		OPENSSL_cleanse(payload_out, payload);
-		*outl = 0;
-		return 0;
-	case ENGINE_FAILED:
-		return 0;
-	case ENGINE_SOFTWARE:
-		break;
-	}
-software:
-	if (!software(c->software, out, outl, outsize, in, len))
-		return 0;
-	hwprov_tally_add(c->prov, &c->tally, hwoff_router_software(&c->prov->router), payload);
-	return 1;
-}
-
-/* ---- parameters
- * ---------------------------------------------------------------------------------- */
+/* ---- parameters ------------------------------------------------------------------------------ */
 
 static int gcm_get_ctx_params(void *vctx, OSSL_PARAM params[])
 {
@@ -701,19 +588,20 @@ static int gcm_get_ctx_params(void *vctx, OSSL_PARAM params[])
 	int ok;
 
 	/* The tag of a message the engine encrypted is ours; the rest is the default provider's. */
-	if (!c->encrypt || c->message != GCM_FINISHED ||
+	if (!c->base.encrypt || c->message != GCM_FINISHED ||
 	    !(tag = OSSL_PARAM_locate(params, OSSL_CIPHER_PARAM_AEAD_TAG)))
-		return c->sw->cipher.get_ctx_params(c->software, params);
+		return c->base.sw->cipher.get_ctx_params(c->base.software, params);
 	if (!tag->data_size || tag->data_size > HWOFF_GCM_TAG_MAX) {
-		HWPROV_RAISE(c->prov, HWPROV_R_PARAMETER, "%s: a tag of %zu bytes, not 1 to %d",
-			     c->alg->name, tag->data_size, HWOFF_GCM_TAG_MAX);
+		HWPROV_RAISE(c->base.prov, HWPROV_R_PARAMETER,
+			     "%s: a tag of %zu bytes, not 1 to %d", c->base.alg->name,
+			     tag->data_size, HWOFF_GCM_TAG_MAX);
 		return 0;
 	}
 	if (!OSSL_PARAM_set_octet_string(tag, c->engine_tag, tag->data_size))
 		return 0;
 	key = tag->key;
 	tag->key = "hwoffload-answered"; /* a name the default provider does not look for */
-	ok = c->sw->cipher.get_ctx_params(c->software, params);
+	ok = c->base.sw->cipher.get_ctx_params(c->base.software, params);
 	tag->key = key;
 	return ok;
 }
@@ -721,7 +609,7 @@ static int gcm_get_ctx_params(void *vctx, OSSL_PARAM params[])
 /* The default provider's lists, which the parameters are given to; any GCM row's will do. */
 static const struct hwprov_software *gcm_software(void *cctx, void *provctx)
 {
-	return cctx ? ((struct gcm_ctx *)cctx)->sw
+	return cctx ? ((struct cipher_base *)cctx)->sw
 		    : hwprov_software_of(provctx, &hwoff_algs[HWOFF_ROW_aes_128_gcm]);
 }
 
@@ -729,8 +617,8 @@ static const OSSL_PARAM *gcm_gettable_ctx_params(void *cctx, void *provctx)
 {
 	const struct hwprov_software *sw = gcm_software(cctx, provctx);
 
-	return sw ? sw->cipher.gettable_ctx_params(cctx ? ((struct gcm_ctx *)cctx)->software : NULL,
-						   sw->provctx)
+	return sw ? sw->cipher.gettable_ctx_params(
+			    cctx ? ((struct cipher_base *)cctx)->software : NULL, sw->provctx)
 		  : NULL;
 }
 
@@ -738,8 +626,8 @@ static const OSSL_PARAM *gcm_settable_ctx_params(void *cctx, void *provctx)
 {
 	const struct hwprov_software *sw = gcm_software(cctx, provctx);
 
-	return sw ? sw->cipher.settable_ctx_params(cctx ? ((struct gcm_ctx *)cctx)->software : NULL,
-						   sw->provctx)
+	return sw ? sw->cipher.settable_ctx_params(
+			    cctx ? ((struct cipher_base *)cctx)->software : NULL, sw->provctx)
 		  : NULL;
 }
 

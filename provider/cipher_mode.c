@@ -1,25 +1,31 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * cipher_mode.c - the mode state of a cipher stream (cipher.h): CBC's chaining value, CTR's
- * counter and its position in a keystream block.
+ * counter and its position in a keystream block, and the request that moves them on.
  */
 #include <string.h>
 
 #include "provider/cipher.h"
 
-void cipher_chain_keep(const struct cipher_ctx *c, const unsigned char *in, size_t len,
+/*
+ * What the chaining value after a request of len bytes from in needs before the request runs
+ * (in may be out): CBC decryption's last ciphertext block, into kept.
+ */
+static void chain_keep(const struct cipher_ctx *c, const unsigned char *in, size_t len,
 		       unsigned char kept[HWOFF_AES_BLOCK])
 {
-	if (c->alg->mode == HWOFF_MODE_CBC && !c->encrypt)
+	if (c->base.alg->mode == HWOFF_MODE_CBC && !c->base.encrypt)
 		memcpy(kept, in + len - HWOFF_AES_BLOCK, HWOFF_AES_BLOCK);
 }
 
-void cipher_chain_advance(struct cipher_ctx *c, const unsigned char kept[HWOFF_AES_BLOCK],
+/* The chaining value moves past a request of len bytes that wrote out. */
+static void chain_advance(struct cipher_ctx *c, const unsigned char kept[HWOFF_AES_BLOCK],
 			  const unsigned char *out, size_t len)
 {
-	switch (c->alg->mode) {
+	switch (c->base.alg->mode) {
 	case HWOFF_MODE_CBC:
-		memcpy(c->chain, c->encrypt ? out + len - HWOFF_AES_BLOCK : kept, HWOFF_AES_BLOCK);
+		memcpy(c->chain, c->base.encrypt ? out + len - HWOFF_AES_BLOCK : kept,
+		       HWOFF_AES_BLOCK);
 		break;
 	case HWOFF_MODE_CTR:
 		hwoff_ctr_add(c->chain, (len + HWOFF_AES_BLOCK - 1) / HWOFF_AES_BLOCK);
@@ -29,6 +35,25 @@ void cipher_chain_advance(struct cipher_ctx *c, const unsigned char kept[HWOFF_A
 	default:
 		break;
 	}
+}
+
+int cipher_crypt(struct cipher_ctx *c, const unsigned char *in, unsigned char *out, size_t len,
+		 size_t route_size)
+{
+	struct hwoff_path *path =
+		hwprov_route(c->base.prov, c->base.alg, cipher_base_direction(&c->base), route_size,
+			     &c->base.route);
+	unsigned char kept[HWOFF_AES_BLOCK];
+
+	if (!path)
+		return 0;
+	chain_keep(c, in, len, kept);
+	path = cipher_serve(c, path, in, out, len);
+	if (!path)
+		return 0;
+	hwprov_tally_add(c->base.prov, &c->base.tally, path, len);
+	chain_advance(c, kept, out, len);
+	return 1;
 }
 
 static void counter_sub_one(unsigned char *counter)
@@ -46,7 +71,7 @@ static int recover_keystream(struct cipher_ctx *c)
 
 	memcpy(counter, c->chain, HWOFF_AES_BLOCK);
 	counter_sub_one(c->chain);
-	c->chain_holder = CHAIN_NOBODY;
+	cipher_chain_held_by_none(c);
 	/* Encrypting zeros from there gives that block's keystream, and leaves software at counter.
 	 */
 	ok = cipher_software_crypt(c, zeros, c->keystream, HWOFF_AES_BLOCK);

@@ -13,49 +13,14 @@
 #include "backend/stats.h"
 #include "provider/cipher.h"
 
-static int session_index(const struct cipher_ctx *c, const struct cipher_kernel_session *s)
-{
-	return (int)(s - c->kernel);
-}
-
-static void drop_kernel_session(struct cipher_ctx *c, struct cipher_kernel_session *s)
-{
-	hwoff_skcipher_free(s->skcipher);
-	*s = (struct cipher_kernel_session){ 0 };
-	if (c->chain_holder == session_index(c, s))
-		c->chain_holder = CHAIN_NOBODY;
-}
-
-void cipher_drop_kernel_sessions(struct cipher_ctx *c)
+void cipher_chain_held_by_none(struct cipher_ctx *c)
 {
 	for (int i = 0; i < CIPHER_KERNEL_SESSIONS; i++)
-		drop_kernel_session(c, &c->kernel[i]);
+		c->base.kernel[i].holds_chain = false;
+	c->software_holds_chain = false;
 }
 
 /* ---- the two kinds of path ------------------------------------------------------------------ */
-
-static struct cipher_kernel_session *kernel_session(struct cipher_ctx *c, struct hwoff_path *path,
-						    char *err, size_t err_len)
-{
-	struct cipher_kernel_session *free_slot = NULL;
-
-	for (int i = 0; i < CIPHER_KERNEL_SESSIONS; i++) {
-		if (c->kernel[i].path == path)
-			return &c->kernel[i];
-		if (!c->kernel[i].path && !free_slot)
-			free_slot = &c->kernel[i];
-	}
-	if (!free_slot) {
-		/* More paths than slots: a table that alternates many drivers. Reuse the first. */
-		free_slot = &c->kernel[0];
-		drop_kernel_session(c, free_slot);
-	}
-	if (hwoff_skcipher_new(&free_slot->skcipher, c->alg, path->name, c->key, c->alg->key_bytes,
-			       err, err_len))
-		return NULL;
-	free_slot->path = path;
-	return free_slot;
-}
 
 enum kernel_outcome {
 	KERNEL_DONE,
@@ -67,76 +32,56 @@ static enum kernel_outcome kernel_crypt(struct cipher_ctx *c, struct hwoff_path 
 					const unsigned char *in, unsigned char *out, size_t len)
 {
 	char err[HWOFF_TRANSPORT_ERROR_MAX];
-	struct cipher_kernel_session *s = kernel_session(c, path, err, sizeof(err));
+	struct cipher_kernel_session *s = cipher_kernel_session(&c->base, path, err, sizeof(err));
 	unsigned char *copy = NULL;
 	int ret;
 
 	if (!s)
-		return hwprov_kernel_failed(c->prov, path, HWOFF_FALLBACK_SETUP_FAILED, err)
-			       ? KERNEL_REDO_IN_SOFTWARE
-			       : KERNEL_FAILED;
+		return cipher_kernel_failed(&c->base, path, NULL, err) ? KERNEL_REDO_IN_SOFTWARE
+								       : KERNEL_FAILED;
 	/*
 	 * The engine writes into out as it goes; in place, a failure half-way would leave neither
 	 * the input nor the output for software to redo. Keep the input then.
 	 */
-	if (c->prov->router.fallback && in < out + len && out < in + len) {
+	if (c->base.prov->router.fallback && in < out + len && out < in + len) {
 		copy = OPENSSL_malloc(len);
 		if (!copy) {
-			HWPROV_RAISE(c->prov, HWPROV_R_OUT_OF_MEMORY, "%s: a copy of %zu bytes",
-				     c->alg->name, len);
+			HWPROV_RAISE(c->base.prov, HWPROV_R_OUT_OF_MEMORY,
+				     "%s: a copy of %zu bytes", c->base.alg->name, len);
 			return KERNEL_FAILED;
 		}
 		memcpy(copy, in, len);
 		in = copy;
 	}
-	ret = c->chain_holder == session_index(c, s) || !c->alg->iv_bytes
+	ret = s->holds_chain || !c->base.alg->iv_bytes
 		      ? 0
 		      : hwoff_skcipher_set_iv(s->skcipher, c->chain, HWOFF_AES_BLOCK);
 	if (!ret)
-		ret = hwoff_skcipher_crypt(s->skcipher, c->encrypt, in, out, len);
+		ret = hwoff_skcipher_crypt(s->skcipher, c->base.encrypt, in, out, len);
 	if (ret) {
-		bool may_redo;
+		bool may_redo = cipher_kernel_failed(&c->base, path, s, NULL);
 
-		snprintf(err, sizeof(err), "%s", hwoff_skcipher_error(s->skcipher));
-		drop_kernel_session(c, s);
-		may_redo = hwprov_kernel_failed(c->prov, path, HWOFF_FALLBACK_REQUEST_FAILED, err);
+		cipher_drop_kernel_session(&c->base, s);
 		if (may_redo && copy)
 			memcpy(out, copy, len); /* software redoes it in place from here */
 		OPENSSL_clear_free(copy, len);
 		return may_redo ? KERNEL_REDO_IN_SOFTWARE : KERNEL_FAILED;
 	}
 	OPENSSL_clear_free(copy, len);
-	c->chain_holder = session_index(c, s);
+	cipher_chain_held_by_none(c);
+	s->holds_chain = true;
 	hwoff_path_served(path);
 	return KERNEL_DONE;
-}
-
-/* The default provider's functions and context for this stream, made on first use. */
-static int software_context(struct cipher_ctx *c)
-{
-	if (!c->sw)
-		c->sw = hwprov_software_of(c->prov, c->alg);
-	if (!c->sw)
-		return 0;
-	if (!c->software)
-		c->software = c->sw->cipher.newctx(c->sw->provctx);
-	if (c->software)
-		return 1;
-	HWPROV_RAISE(c->prov, HWPROV_R_SOFTWARE, "%s: no context of the default provider",
-		     c->alg->name);
-	return 0;
 }
 
 int cipher_software_crypt(struct cipher_ctx *c, const unsigned char *in, unsigned char *out,
 			  size_t len)
 {
-	const unsigned char *iv = c->alg->iv_bytes ? c->chain : NULL;
-	size_t iv_len = c->alg->iv_bytes, outl;
-	OSSL_FUNC_cipher_encrypt_init_fn *init;
+	const unsigned char *iv = c->base.alg->iv_bytes ? c->chain : NULL;
+	size_t iv_len = c->base.alg->iv_bytes, outl;
 
-	if (!software_context(c))
+	if (!cipher_base_software(&c->base))
 		return 0;
-	init = c->encrypt ? c->sw->cipher.encrypt_init : c->sw->cipher.decrypt_init;
 	if (!c->software_keyed) {
 		unsigned int no_padding = 0;
 		const OSSL_PARAM params[] = {
@@ -144,47 +89,37 @@ int cipher_software_crypt(struct cipher_ctx *c, const unsigned char *in, unsigne
 			OSSL_PARAM_END,
 		};
 
-		if (!init(c->software, c->key, c->alg->key_bytes, iv, iv_len, params))
+		if (!cipher_base_software_init(&c->base, c->base.key, c->base.alg->key_bytes, iv,
+					       iv_len, params))
 			goto fail;
 		c->software_keyed = true;
-	} else if (c->chain_holder != CHAIN_SOFTWARE && iv &&
-		   !init(c->software, NULL, 0, iv, iv_len, NULL)) {
+	} else if (!c->software_holds_chain && iv &&
+		   !cipher_base_software_init(&c->base, NULL, 0, iv, iv_len, NULL)) {
 		goto fail;
 	}
-	if (!c->sw->cipher.cipher(c->software, out, &outl, len, in, len) || outl != len)
+	if (!c->base.sw->cipher.cipher(c->base.software, out, &outl, len, in, len) || outl != len)
 		goto fail;
+	cipher_chain_held_by_none(c);
 	/* After a partial CTR block OpenSSL keeps the rest of that keystream; we keep our own. */
-	c->chain_holder = cipher_is_ctr(c) && len % HWOFF_AES_BLOCK ? CHAIN_NOBODY : CHAIN_SOFTWARE;
+	c->software_holds_chain = !(cipher_is_ctr(c) && len % HWOFF_AES_BLOCK);
 	return 1;
 fail:
-	HWPROV_RAISE(c->prov, HWPROV_R_SOFTWARE, "%s in the default provider failed", c->alg->name);
 	c->software_keyed = false;
-	return 0;
+	return cipher_base_software_failed(&c->base);
 }
 
-int cipher_crypt(struct cipher_ctx *c, const unsigned char *in, unsigned char *out, size_t len,
-		 size_t route_size)
+struct hwoff_path *cipher_serve(struct cipher_ctx *c, struct hwoff_path *path,
+				const unsigned char *in, unsigned char *out, size_t len)
 {
-	struct hwoff_path *path =
-		hwprov_route(c->prov, c->alg, cipher_direction(c), route_size, &c->route);
 	enum kernel_outcome kernel = KERNEL_REDO_IN_SOFTWARE;
-	unsigned char kept[HWOFF_AES_BLOCK];
 
-	if (!path)
-		return 0;
-	cipher_chain_keep(c, in, len, kept);
 	if (!path->software)
 		kernel = kernel_crypt(c, path, in, out, len);
-	if (kernel == KERNEL_FAILED)
-		return 0;
-	if (kernel == KERNEL_REDO_IN_SOFTWARE) {
-		path = hwoff_router_software(&c->prov->router);
-		if (!cipher_software_crypt(c, in, out, len))
-			return 0;
-	}
-	hwprov_tally_add(c->prov, &c->tally, path, len);
-	cipher_chain_advance(c, kept, out, len);
-	return 1;
+	if (kernel == KERNEL_DONE)
+		return path;
+	if (kernel == KERNEL_FAILED || !cipher_software_crypt(c, in, out, len))
+		return NULL;
+	return hwoff_router_software(&c->base.prov->router);
 }
 
 /*
@@ -193,29 +128,27 @@ int cipher_crypt(struct cipher_ctx *c, const unsigned char *in, unsigned char *o
  */
 int cipher_enter_delegation(struct cipher_ctx *c)
 {
-	OSSL_FUNC_cipher_encrypt_init_fn *init;
 	unsigned int padding = c->padding;
 	const OSSL_PARAM params[] = {
 		OSSL_PARAM_uint(OSSL_CIPHER_PARAM_PADDING, &padding),
 		OSSL_PARAM_END,
 	};
+	struct cipher_base *b = &c->base;
+	const unsigned char *key = b->keyed && !c->software_keyed ? b->key : NULL;
+	const unsigned char *iv = b->alg->iv_bytes ? c->chain : NULL;
 	unsigned char none[HWOFF_AES_BLOCK];
 	size_t outl;
 
-	if (!software_context(c))
+	if (!cipher_base_software(b))
 		return 0;
-	init = c->encrypt ? c->sw->cipher.encrypt_init : c->sw->cipher.decrypt_init;
-	if (!init(c->software, c->keyed && !c->software_keyed ? c->key : NULL, c->alg->key_bytes,
-		  c->alg->iv_bytes ? c->chain : NULL, c->alg->iv_bytes, params) ||
+	if (!cipher_base_software_init(b, key, b->alg->key_bytes, iv, b->alg->iv_bytes, params) ||
 	    (c->buf_len &&
-	     (!c->sw->cipher.update(c->software, none, &outl, sizeof(none), c->buf, c->buf_len) ||
+	     (!b->sw->cipher.update(b->software, none, &outl, sizeof(none), c->buf, c->buf_len) ||
 	      outl))) {
-		HWPROV_RAISE(c->prov, HWPROV_R_SOFTWARE, "%s in the default provider failed",
-			     c->alg->name);
 		c->software_keyed = false;
-		return 0;
+		return cipher_base_software_failed(b);
 	}
-	c->software_keyed = c->keyed;
+	c->software_keyed = b->keyed;
 	c->delegated = true;
 	return 1;
 }
@@ -233,11 +166,9 @@ int cipher_leave_delegation(struct cipher_ctx *c)
 		return 1;
 	c->delegated = false;
 	c->keystream_known = false;
-	c->chain_holder = CHAIN_NOBODY; /* cipher_software_crypt() sets it again */
-	if (!c->software_keyed || c->sw->cipher.get_ctx_params(c->software, params))
-		return 1;
-	HWPROV_RAISE(c->prov, HWPROV_R_SOFTWARE, "%s in the default provider failed", c->alg->name);
-	return 0;
+	cipher_chain_held_by_none(c); /* cipher_software_crypt() tells software again */
+	return !c->software_keyed || c->base.sw->cipher.get_ctx_params(c->base.software, params) ||
+	       cipher_base_software_failed(&c->base);
 }
 
 enum cipher_server cipher_server_change(struct cipher_ctx *c, size_t size)

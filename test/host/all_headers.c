@@ -30,6 +30,7 @@
 #include "tools/calibrate-report.h"
 #include "tools/calibrate.h"
 #include "provider/cipher.h"
+#include "provider/cipher_base.h"
 #include "provider/provider.h"
 #include "test/guest/driverutil.h"
 #include "test/provider/providerutil.h"
