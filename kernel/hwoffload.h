@@ -36,7 +36,7 @@
  * crypto_engine thread and the caller's wake-up by crypto_engine. PIO runs to the end there.
  * DMA is mapped and published there, and the caller sleeps until the interrupt thread (or the
  * timeout work) completes it (hwoffload_dma_wait): polling CUR first was measured no faster
- * (README, "What is measured"). DMA goes so only for a caller that waits for the result anyway
+ * (doc/measurements.md). DMA goes so only for a caller that waits for the result anyway
  * (crypto_req_done, as AF_ALG's recvmsg without AIO): an AIO batch still goes through
  * crypto_engine, so its requests chain into one walk. A synchronous request
  * holds the device as a queued request does, fails with -ENODEV the same way once the unbind

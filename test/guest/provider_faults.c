@@ -5,7 +5,7 @@
  *
  * Per round the provider is loaded afresh (a failed kernel request may mark its path unusable for
  * the process), worker threads run random differential cases (test/provider/providerutil.h) and the
- * main thread arms the engine's fault knobs (README "The driver") again and again: DMA errors, FIFO
+ * main thread arms the engine's fault knobs (doc/driver.md) again and again: DMA errors, FIFO
  * errors, lost interrupts, and now and then a stall (which costs the driver's timeout). With
  * fallback on every result is right, except a digest whose bytes the kernel already had, which
  * fails and says so; with fallback off every result is right or an error. Never wrong bytes.

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
  * all_headers.c - every header of every layer in one translation unit: it compiles only while
- * no name is defined in two layers (README "Layout": each layer's prefix). Built by make check;
- * nothing to run. The engine's interface and model come first: a macro of theirs that named
- * something of another layer would break the declarations after it.
+ * no name is defined in two layers (doc/architecture.md, "Layout": each layer's prefix). Built by
+ * make check; nothing to run. The engine's interface and model come first: a macro of theirs that
+ * named something of another layer would break the declarations after it.
  */
 #include "emulator/cipher.h"
 #include "emulator/core.h"
