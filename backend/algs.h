@@ -93,7 +93,8 @@ struct hwoff_alg {
 	DIGEST(sha384, "SHA2-384", ":SHA-384:SHA384:2.16.840.1.101.3.4.2.2", "sha384", 128, 48, \
 	       true)                                                                            \
 	DIGEST(sha512, "SHA2-512", ":SHA-512:SHA512:2.16.840.1.101.3.4.2.3", "sha512", 128, 64, \
-	       true)
+	       true)                                                                            \
+	DIGEST(sha3_256, "SHA3-256", ":2.16.840.1.101.3.4.2.8", "sha3-256", 136, 32, true)
 
 #define HWOFF_ROW_INDEX(row, ...)	 HWOFF_ROW_##row,
 #define HWOFF_ROW_INDEX_DIGEST(row, ...) HWOFF_ROW_##row, HWOFF_ROW_hmac_##row,

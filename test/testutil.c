@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 #include "test/testutil.h"
+#include "backend/discover.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -108,4 +109,22 @@ int test_run_suite(Suite *suite)
 	failed = srunner_ntests_failed(runner);
 	srunner_free(runner);
 	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+bool test_engine_registers(const char *kernel_name)
+{
+	char line[256], name[HWOFF_NAME_MAX] = "", module[HWOFF_MODULE_NAME_MAX];
+	FILE *f = fopen("/proc/crypto", "r");
+	bool found = false;
+
+	while (f && !found && fgets(line, sizeof(line), f)) {
+		/* each entry gives its name before its module */
+		if (sscanf(line, "name : %127s", name) == 1)
+			continue;
+		found = sscanf(line, "module : %63s", module) == 1 &&
+			strcmp(module, HWOFF_ENGINE_MODULE) == 0 && strcmp(name, kernel_name) == 0;
+	}
+	if (f)
+		fclose(f);
+	return found;
 }

@@ -6,6 +6,7 @@
 #ifndef HWOFFLOAD_TESTUTIL_H
 #define HWOFFLOAD_TESTUTIL_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -26,6 +27,14 @@ void test_rng_fill(struct test_rng *rng, void *buf, size_t len);
 /* Cut len into 1..max_pieces random pieces, each a multiple of step but the last; returns count. */
 size_t test_rng_split(struct test_rng *rng, size_t len, size_t step, size_t max_pieces,
 		      size_t *pieces);
+
+/*
+ * Whether the bundled engine's module registers an implementation of kernel_name (a cra_name) in
+ * /proc/crypto, whatever its self-test says: the rows modes pio and dma serve. The others (a row
+ * no engine driver serves, as SHA3-256) those modes refuse with the reason; false where
+ * /proc/crypto cannot be read.
+ */
+bool test_engine_registers(const char *kernel_name);
 
 /* Runs the suite (printing Check's summary line); the process's exit status. */
 int test_run_suite(Suite *suite);

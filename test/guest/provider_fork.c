@@ -109,15 +109,15 @@ struct streams {
 	size_t done; /* ciphertext bytes out before the cut */
 };
 
-/* A cipher row, or a plain digest's (the fork cases of HMAC rows come from case_run()). */
-static const struct hwoff_alg *random_row(struct test_rng *rng, bool digest)
+static bool cipher_row(const struct hwoff_alg *alg)
 {
-	const struct hwoff_alg *alg;
+	return !hwoff_alg_is_digest(alg);
+}
 
-	do
-		alg = &hwoff_algs[test_rng_range(rng, 0, HWOFF_ALG_COUNT - 1)];
-	while (hwoff_alg_is_digest(alg) != digest || hwoff_alg_is_hmac(alg));
-	return alg;
+/* A plain digest's row (the fork cases of HMAC rows come from case_run()). */
+static bool plain_digest_row(const struct hwoff_alg *alg)
+{
+	return hwoff_alg_is_digest(alg) && !hwoff_alg_is_hmac(alg);
 }
 
 /* Starts both streams up to the cut (by the main thread, before the fork). */
@@ -128,8 +128,8 @@ static const char *streams_start(struct streams *s, const struct prov_env *e, st
 	unsigned int md_len;
 	int n, fin;
 
-	s->cipher_alg = random_row(rng, false);
-	s->digest_alg = random_row(rng, true);
+	s->cipher_alg = prov_env_row(e, rng, cipher_row);
+	s->digest_alg = prov_env_row(e, rng, plain_digest_row);
 	crow = hwoff_alg_index(s->cipher_alg);
 	drow = hwoff_alg_index(s->digest_alg);
 	/* around the built-in cut-offs (200 B, 256 B) and the engine's threshold (4 KiB) */

@@ -126,6 +126,8 @@ START_TEST(hmac_matches_default_every_mode)
 	test_rng_init(&rng, 0x9000 + (uint64_t)_i);
 	test_rng_fill(&rng, in, HMAC_MAX_LEN);
 	load(&e, mode, "no");
+	if (engine_refuses(&e, row, mode))
+		goto out;
 	ctx = hmac_new(&e, "hwoffload");
 	for (size_t k = 0; k < sizeof(key_lens) / sizeof(key_lens[0]); k++) {
 		size_t key_len = key_lens[k];
@@ -162,6 +164,7 @@ START_TEST(hmac_matches_default_every_mode)
 	}
 #endif
 	ck_assert_int_eq(path_counter(&e, "software", "fallbacks"), 0);
+out:
 	unload(&e);
 	free(in);
 }
@@ -261,7 +264,7 @@ START_TEST(hmac_parameters_match_default)
 		{ "SHA256", NULL, key, sizeof(key), true },
 		{ "SHA1", "provider=default", key, sizeof(key), true },
 		{ "SHA2-512", NULL, key, 0, false },
-		{ "SHA3-256", NULL, key, sizeof(key), true }, /* not in the table */
+		{ "SHA3-512", NULL, key, sizeof(key), true }, /* not in the table */
 		{ "SHA2-512/256", NULL, key, sizeof(key), false }, /* neither */
 		{ "MD5", NULL, NULL, 0, false }, /* no key: refused */
 		{ "NO-SUCH-DIGEST", NULL, key, sizeof(key), true },

@@ -40,6 +40,14 @@ long long path_counter(const struct env *e, const char *path, const char *counte
 const char *engine_driver(const char *kernel_name, enum hwoff_impl_class class);
 #endif
 
+/*
+ * Modes pio and dma serve the rows the engine's module registers (test_engine_registers()); for
+ * any other row an operation fails with the reason, naming the mode and the row's kernel name.
+ * Checks that, and returns true, for such a row in such a mode: the caller has nothing more to
+ * check. False otherwise.
+ */
+bool engine_refuses(const struct env *e, const struct hwoff_alg *alg, const char *mode);
+
 /* The i-th row for which pick() holds (ck_abort past the last); how many there are. */
 const struct hwoff_alg *row_where(bool (*pick)(const struct hwoff_alg *), size_t i);
 size_t rows_where(bool (*pick)(const struct hwoff_alg *));

@@ -36,11 +36,16 @@ struct prov_env {
 	 * lock would wait for ever (OpenSSL 3.0's locks have no fork handlers).
 	 */
 	EVP_MAC_CTX *hw_hmac[HWOFF_ALG_COUNT], *ref_hmac[HWOFF_ALG_COUNT];
+	/* the rows a case draws: all, or in modes pio and dma those the engine serves */
+	bool drawn[HWOFF_ALG_COUNT];
 };
 
 /* Loads both with HWOFFLOAD_MODE=mode and HWOFFLOAD_FALLBACK=fallback (ck_assert on failure). */
 void prov_env_load(struct prov_env *e, const char *mode, const char *fallback);
 void prov_env_unload(struct prov_env *e);
+/* A random row of those e's cases draw for which pick holds (any of them when pick is NULL). */
+const struct hwoff_alg *prov_env_row(const struct prov_env *e, struct test_rng *rng,
+				     bool (*pick)(const struct hwoff_alg *));
 /*
  * A counter ("requests", "errors" ...) of one path in the provider's statistics; of every path but
  * software added up when path is NULL. Not from a forked child (ck_assert).
