@@ -112,14 +112,12 @@ int cal_winner(const struct cal_point *pt, cal_mask mask, enum hwoff_objective o
 	       double tie, int previous)
 {
 	bool cpu = objective == HWOFF_CPU;
-	const double *secondary = cpu ? pt->bytes_per_s : pt->cpu_ns_per_byte;
+	enum hwoff_objective other = cpu ? HWOFF_THROUGHPUT : HWOFF_CPU;
+	const double *secondary = cal_metric(pt, other);
 	int best = cal_best(pt, mask, objective), winner = -1;
 
 	if (best < 0)
 		return -1;
-	if (previous >= 0 && (mask & (1u << previous)) && measured(pt, (unsigned int)previous) &&
-	    cal_tied(pt, objective, (unsigned int)previous, (unsigned int)best, tie))
-		return previous;
 	for (unsigned int p = 0; p < CAL_PATHS_MAX; p++) {
 		if (!(mask & (1u << p)) || !measured(pt, p) ||
 		    !cal_tied(pt, objective, p, (unsigned int)best, tie))
@@ -127,6 +125,11 @@ int cal_winner(const struct cal_point *pt, cal_mask mask, enum hwoff_objective o
 		if (winner < 0 || better(secondary[p], secondary[winner], cpu))
 			winner = (int)p;
 	}
+	if (previous >= 0 && previous != winner && (mask & (1u << previous)) &&
+	    measured(pt, (unsigned int)previous) &&
+	    cal_tied(pt, objective, (unsigned int)previous, (unsigned int)best, tie) &&
+	    cal_tied(pt, other, (unsigned int)previous, (unsigned int)winner, tie))
+		return previous;
 	return winner;
 }
 

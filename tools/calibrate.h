@@ -141,8 +141,10 @@ bool cal_tied(const struct cal_point *pt, enum hwoff_objective objective, unsign
 /*
  * The winner at one point among the usable paths of mask: the best by the objective's metric
  * (throughput: most bytes/s; cpu: fewest CPU ns per byte); among those tied with it
- * (cal_tied()), previous if it is one (so that noise does not flip the choice back and forth
- * between sizes), else the best by the other metric. -1 when mask has no path measured here.
+ * (cal_tied()), the best by the other metric, so that of two paths equally fast the one that
+ * costs less CPU serves (DMA's, seen: GCM at 16 KiB, where PIO stayed on and lost 6 %); previous
+ * instead where it is tied by both metrics, so that noise does not flip the choice back and
+ * forth between sizes. -1 when mask has no path measured here.
  */
 int cal_winner(const struct cal_point *pt, cal_mask mask, enum hwoff_objective objective,
 	       double tie, int previous);
