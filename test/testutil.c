@@ -128,3 +128,8 @@ bool test_engine_registers(const char *kernel_name)
 		fclose(f);
 	return found;
 }
+
+bool test_mode_serves(const char *mode, const char *kernel_name)
+{
+	return (strcmp(mode, "pio") && strcmp(mode, "dma")) || test_engine_registers(kernel_name);
+}

@@ -35,6 +35,8 @@ size_t test_rng_split(struct test_rng *rng, size_t len, size_t step, size_t max_
  * /proc/crypto cannot be read.
  */
 bool test_engine_registers(const char *kernel_name);
+/* Whether the provider's mode serves rows of kernel_name: pio and dma those above, others all. */
+bool test_mode_serves(const char *mode, const char *kernel_name);
 
 /* Runs the suite (printing Check's summary line); the process's exit status. */
 int test_run_suite(Suite *suite);

@@ -336,7 +336,7 @@ bool engine_refuses(const struct env *e, const struct hwoff_alg *alg, const char
 	size_t n = 0;
 	bool served;
 
-	if ((strcmp(mode, "pio") && strcmp(mode, "dma")) || test_engine_registers(alg->kernel_name))
+	if (test_mode_serves(mode, alg->kernel_name))
 		return false;
 	ERR_clear_error();
 	if (hwoff_alg_is_hmac(alg)) {

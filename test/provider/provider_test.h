@@ -41,8 +41,8 @@ const char *engine_driver(const char *kernel_name, enum hwoff_impl_class class);
 #endif
 
 /*
- * Modes pio and dma serve the rows the engine's module registers (test_engine_registers()); for
- * any other row an operation fails with the reason, naming the mode and the row's kernel name.
+ * Modes pio and dma serve the rows the engine's module registers (test_mode_serves()); for any
+ * other row an operation fails with the reason, naming the mode and the row's kernel name.
  * Checks that, and returns true, for such a row in such a mode: the caller has nothing more to
  * check. False otherwise.
  */

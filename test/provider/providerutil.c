@@ -61,8 +61,7 @@ void prov_env_load(struct prov_env *e, const char *mode, const char *fallback)
 	unsetenv("HWOFFLOAD_MODE");
 	unsetenv("HWOFFLOAD_FALLBACK");
 	for (size_t i = 0; i < HWOFF_ALG_COUNT; i++)
-		e->drawn[i] = (strcmp(mode, "pio") && strcmp(mode, "dma")) ||
-			      test_engine_registers(hwoff_algs[i].kernel_name);
+		e->drawn[i] = test_mode_serves(mode, hwoff_algs[i].kernel_name);
 	if (!e->ref || !e->hw) {
 		ERR_print_errors_fp(stderr);
 		ck_abort_msg("hwoffload or default does not load (mode=%s fallback=%s)", mode,
