@@ -320,8 +320,7 @@ static void measure_subject(struct cal_measurement *m)
 	bisect(m, views, view_count);
 	for (int o = 0; o < HWOFF_OBJECTIVE_COUNT; o++)
 		cal_derive_ranges(m, o);
-	for (int o = 0; o < HWOFF_OBJECTIVE_COUNT; o++)
-		cal_verify_ranges(m, o);
+	cal_verify_subject(m);
 }
 
 /*
@@ -428,6 +427,7 @@ int cal_measure(struct cal_run *run, const struct cal_config *cfg, char *err, si
 {
 	struct cal_measurement m = { .cfg = cfg, .run = run };
 	struct hwoff_probe probe = { 0 };
+	size_t verification_len, fixes_len;
 	int ret = -1;
 
 	memset(run, 0, sizeof(*run));
@@ -440,7 +440,10 @@ int cal_measure(struct cal_run *run, const struct cal_config *cfg, char *err, si
 	m.buf_len = cfg->grid[cfg->grid_count - 1];
 	m.in = malloc(m.buf_len);
 	m.out = malloc(m.buf_len + HWOFF_GCM_TAG_MAX); /* GCM writes its tag after the data */
-	if (!m.in || !m.out || make_subjects(run, cfg) || RAND_bytes(m.in, (int)m.buf_len) != 1) {
+	m.verification = open_memstream(&run->verification, &verification_len);
+	m.fixes = open_memstream(&run->fixes, &fixes_len);
+	if (!m.in || !m.out || !m.verification || !m.fixes || make_subjects(run, cfg) ||
+	    RAND_bytes(m.in, (int)m.buf_len) != 1) {
 		snprintf(err, err_len, "out of memory");
 		goto out;
 	}
@@ -475,12 +478,17 @@ out:
 	end_paths(&m);
 	free(m.in);
 	free(m.out);
+	if ((m.verification && fclose(m.verification)) || (m.fixes && fclose(m.fixes))) {
+		snprintf(err, err_len, "out of memory");
+		ret = -1;
+	}
 	return ret;
 }
 
 void cal_run_free(struct cal_run *run)
 {
 	free(run->subjects);
-	run->subjects = NULL;
-	run->subject_count = 0;
+	free(run->verification);
+	free(run->fixes);
+	memset(run, 0, sizeof(*run));
 }

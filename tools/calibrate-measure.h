@@ -38,6 +38,8 @@ struct cal_measurement {
 	/* The devices (device_of()) that stopped answering: left out for the rest of the run. */
 	size_t wedged_count;
 	char wedged[HWOFF_IMPLS_MAX][HWOFF_MODULE_NAME_MAX];
+	/* Writing run->verification and run->fixes (memory streams, closed when the run ends). */
+	FILE *verification, *fixes;
 };
 
 /* calibrate-measure.c */
@@ -53,6 +55,6 @@ void cal_derive_ranges(struct cal_measurement *m, enum hwoff_objective o);
 struct cal_point *cal_measure_size(struct cal_measurement *m, size_t size, const char *phase);
 
 /* calibrate-verify.c */
-void cal_verify_ranges(struct cal_measurement *m, enum hwoff_objective o);
+void cal_verify_subject(struct cal_measurement *m);
 
 #endif

@@ -377,9 +377,14 @@ int main(int argc, char **argv)
 	fputs(run.verification, f);
 	fputs(run.fixes, f);
 	ret |= close_out(f, o.out, "verification");
-	hwoff_appendf(report, sizeof(report), "%sverification: %s\n", run.fixes,
-		      run.fixes[0] ? "the entries above were derived again"
-				   : "the learnt table lost clearly nowhere");
+	if (run.fix_count)
+		hwoff_appendf(report, sizeof(report),
+			      "verification: the learnt table lost clearly in %u places; those "
+			      "entries were derived again (%s/verification)\n",
+			      run.fix_count, o.out);
+	else
+		hwoff_appendf(report, sizeof(report),
+			      "verification: the learnt table lost clearly nowhere\n");
 	f = open_out(o.out, "thresholds");
 	fprintf(f,
 		"# The hwoffload engine's auto driver thresholds (sysfs hwoffload/threshold_*), "
@@ -407,6 +412,7 @@ int main(int argc, char **argv)
 
 	fputs(run.notes, stdout);
 	fputs(run.limits, stdout);
+	fputs(run.fixes, stdout);
 	fputs(report, stdout);
 	printf("table: %s/path-table\nmeasurements: %s/measurements.csv\nthresholds: "
 	       "%s/thresholds\ndecisions: %s/decisions\nverification: %s/verification\n",

@@ -221,10 +221,14 @@ struct cal_run {
 	char notes[8192];
 	/* Kernel paths limited below the largest size measured, one line each, and why. */
 	char limits[4096];
-	/* The verification pass: the learnt table against each path, one line per size. */
-	char verification[16384];
-	/* Where the verification found the table losing, and the ranges it derived again. */
-	char fixes[4096];
+	/*
+	 * The verification pass: the learnt table against each path, one line per size; and where
+	 * it found the table losing, the ranges derived again, a line each. As long as a full run
+	 * makes them (allocated; cal_run_free() frees them).
+	 */
+	char *verification;
+	char *fixes;
+	unsigned int fix_count;
 };
 
 /* The CSV header cal_measure() writes first. */
