@@ -20,6 +20,7 @@
 #include "backend/discover.h"
 #include "backend/guard.h"
 #include "backend/transport.h"
+#include "test/engine_rows.h"
 #include "test/guest/driverutil.h"
 #include "test/testutil.h"
 
@@ -910,6 +911,7 @@ static void find_cases(void)
 	static struct hwoff_discovery d;
 	char err[256];
 	int engines = 0;
+	size_t registered;
 
 	add_case(ciphers, &cipher_count, "AES-128-CBC", "cbc(aes-generic)", false);
 	add_guarded_copy(ciphers, &cipher_count);
@@ -966,13 +968,8 @@ static void find_cases(void)
 	 * The module registers a row, yet discovery lists no tested PIO or DMA driver for it: they
 	 * were left out, not tested. A row the engine does not serve (SHA3-256) has neither.
 	 */
-	for (size_t a = 0; engines && a < HWOFF_ALG_COUNT; a++)
-		if (test_engine_registers(hwoff_algs[a].kernel_name) &&
-		    (!hwoff_discovery_find_class(&d, hwoff_algs[a].kernel_name,
-						 HWOFF_IMPL_ENGINE_PIO) ||
-		     !hwoff_discovery_find_class(&d, hwoff_algs[a].kernel_name,
-						 HWOFF_IMPL_ENGINE_DMA)))
-			missing_engine_row = hwoff_algs[a].name;
+	if (engines)
+		missing_engine_row = test_engine_untested_row(&d, &registered);
 }
 
 int main(void)

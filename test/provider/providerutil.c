@@ -3,6 +3,7 @@
 #include "test/provider/providerutil.h"
 
 #include "backend/discover.h"
+#include "test/engine_rows.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -570,21 +571,13 @@ enum case_result case_run(const struct prov_env *e, struct test_rng *rng,
 static const char *engine_missing(char *err, size_t err_len)
 {
 	static struct hwoff_discovery d;
-	size_t registered = 0;
+	size_t registered;
+	const char *untested;
 
 	if (hwoff_discover(&d, err, err_len))
 		return "";
-	for (size_t i = 0; i < HWOFF_ALG_COUNT; i++) {
-		const char *name = hwoff_algs[i].kernel_name;
-
-		if (!test_engine_registers(name))
-			continue;
-		registered++;
-		if (!hwoff_discovery_find_class(&d, name, HWOFF_IMPL_ENGINE_PIO) ||
-		    !hwoff_discovery_find_class(&d, name, HWOFF_IMPL_ENGINE_DMA))
-			return name;
-	}
-	return registered ? NULL : "any row";
+	untested = test_engine_untested_row(&d, &registered);
+	return untested || registered ? untested : "any row";
 }
 
 static bool engine_wait_ready(char *err, size_t err_len)
