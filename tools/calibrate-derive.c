@@ -232,6 +232,7 @@ unsigned int cal_derive(const struct cal_point *points, size_t count, cal_mask m
 			points_in[n++] = 0;
 		}
 	}
+	out->cut = 0;
 	while (n > HWOFF_RANGES_MAX) {
 		unsigned int fewest = n;
 
@@ -239,7 +240,7 @@ unsigned int cal_derive(const struct cal_point *points, size_t count, cal_mask m
 			if ((k + 1 < n || may_extend(all, n, k, limits)) &&
 			    (fewest == n || points_in[k] < points_in[fewest]))
 				fewest = k;
-		drop_range(all, points_in, &n, fewest, limits);
+		out->cut += drop_range(all, points_in, &n, fewest, limits);
 		/* The neighbours of the dropped range may now go to the same path: merge them. */
 		for (unsigned int k = 1; k < n;) {
 			if (all[k].path != all[k - 1].path ||

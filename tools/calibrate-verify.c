@@ -5,8 +5,7 @@
  * Once a subject's ranges are derived, the learnt entry itself (the provider with that table)
  * is measured beside every path at sizes on both sides of each crossover; where it loses to a
  * path by more than the noise, the ranges of both objectives are derived again with those
- * figures, and the run says so; an objective whose ranges a fix of the other changed after its
- * own verification is verified again, once.
+ * figures, and the run says so.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -67,28 +66,20 @@ static size_t verification_sizes(const struct cal_measurement *m, const struct c
 }
 
 /*
- * The verification pass of objective o: the learnt entry itself (path t, the provider with the
- * subject's ranges) beside every path at verification_sizes(). A line per size for the report.
- * Where the entry clearly loses to a path that it did not send the size to, the ranges of both
- * objectives are derived again with every figure measured (the verification's too), and
- * run->fixes says so; else the entry stands, and the figures of the verification stay in the
- * CSV and the report only.
+ * The verification of objective o: the learnt entry itself (path t, the provider with the
+ * subject's ranges) beside every path at verification_sizes(), a line per size for the report.
+ * Where the entry clearly loses to a path it did not send the size to, lost says where.
  */
-static void verify_ranges(struct cal_measurement *m, enum hwoff_objective o)
+static void verify_ranges(struct cal_measurement *m, enum hwoff_objective o, char *lost,
+			  size_t lost_len)
 {
 	struct cal_subject *s = m->s;
-	struct cal_ranges *r = &s->ranges[o];
+	const struct cal_ranges *r = &s->ranges[o];
 	size_t sizes[4 * HWOFF_RANGES_MAX], count = verification_sizes(m, r, sizes);
 	unsigned int t = s->path_count;
-	char before[1024], after[1024], lost[1024] = "";
-	struct cal_point *kept = malloc(sizeof(s->points));
-	size_t kept_count = s->point_count;
 
-	if (!count || t == CAL_PATHS_MAX || !kept) {
-		free(kept);
+	if (!count || t == CAL_PATHS_MAX)
 		return;
-	}
-	memcpy(kept, s->points, sizeof(s->points));
 	s->paths[t] = (struct cal_path){ .table = true };
 	snprintf(s->paths[t].name, sizeof(s->paths[t].name), "table-%s", hwoff_objective_name(o));
 	s->path_count++;
@@ -116,7 +107,7 @@ static void verify_ranges(struct cal_measurement *m, enum hwoff_objective o)
 					 : "unclear",
 			pt->repeats[t]);
 		if (v == CAL_CLEAR && margin < 0 && chosen != (unsigned int)best)
-			hwoff_appendf(lost, sizeof(lost), "%s%zu B (%.0f %% behind %s)",
+			hwoff_appendf(lost, lost_len, "%s%zu B (%.0f %% behind %s)",
 				      lost[0] ? ", " : "", sizes[i], -margin * 100,
 				      s->paths[best].name);
 	}
@@ -126,50 +117,55 @@ static void verify_ranges(struct cal_measurement *m, enum hwoff_objective o)
 		s->points[i].bytes_per_s[t] = s->points[i].cpu_ns_per_byte[t] = 0;
 		s->points[i].repeats[t] = 0;
 	}
-	if (!lost[0]) {
+}
+
+/*
+ * The verification pass: both objectives' learnt entries verified as they were derived. Where
+ * either clearly lost, both are derived again once, with every figure measured (the
+ * verification's too: a size measured is evidence for both), and run->fixes gives each entry
+ * that changed, what it was and why; else the entries stand, and the verification's figures stay
+ * in the CSV and the report only. Once: the figures of a second verification would move the
+ * crossovers by their noise, not towards the paths.
+ */
+void cal_verify_subject(struct cal_measurement *m)
+{
+	struct cal_subject *s = m->s;
+	struct cal_ranges was[HWOFF_OBJECTIVE_COUNT];
+	char lost[HWOFF_OBJECTIVE_COUNT][1024] = { "" }, why[2048] = "";
+	struct cal_point *kept = malloc(sizeof(s->points));
+	size_t kept_count = s->point_count;
+
+	if (!kept)
+		return;
+	memcpy(kept, s->points, sizeof(s->points));
+	for (int o = 0; o < HWOFF_OBJECTIVE_COUNT; o++) {
+		was[o] = s->ranges[o];
+		verify_ranges(m, o, lost[o], sizeof(lost[o]));
+		if (lost[o][0])
+			hwoff_appendf(why, sizeof(why), "%sthe %s entry lost at %s",
+				      why[0] ? "; " : "", hwoff_objective_name(o), lost[o]);
+	}
+	if (!why[0]) {
 		memcpy(s->points, kept, sizeof(s->points));
 		s->point_count = kept_count;
 		free(kept);
 		return;
 	}
 	free(kept);
-	ranges_text(s, r, before, sizeof(before));
-	for (int d = 0; d < HWOFF_OBJECTIVE_COUNT; d++)
-		cal_derive_ranges(m, d);
-	ranges_text(s, r, after, sizeof(after));
-	fprintf(m->fixes,
-		"%s %s %s: the table lost at %s; derived again with those figures: %s (was %s)\n",
-		s->alg->name, hwoff_direction_name(s->direction), hwoff_objective_name(o), lost,
-		after, before);
-	m->run->fix_count++;
-}
-
-static bool same_ranges(const struct cal_ranges *a, const struct cal_ranges *b)
-{
-	if (a->count != b->count)
-		return false;
-	for (unsigned int k = 0; k < a->count; k++)
-		if (a->r[k].start != b->r[k].start || a->r[k].path != b->r[k].path)
-			return false;
-	return true;
-}
-
-/*
- * Each objective's ranges verified, in turn. A fix derives both objectives again: one whose
- * ranges the other's fix changed after its own verification is verified again, once (more
- * rounds would chase the noise of one more set of sizes, not the table's crossovers).
- */
-void cal_verify_subject(struct cal_measurement *m)
-{
-	struct cal_ranges verified[HWOFF_OBJECTIVE_COUNT];
-
 	for (int o = 0; o < HWOFF_OBJECTIVE_COUNT; o++) {
-		verify_ranges(m, o);
-		verified[o] = m->s->ranges[o];
+		char before[1024], after[1024];
+
+		cal_derive_ranges(m, o);
+		ranges_text(s, &was[o], before, sizeof(before));
+		ranges_text(s, &s->ranges[o], after, sizeof(after));
+		fprintf(m->fixes, "%s %s %s: derived again (%s): ", s->alg->name,
+			hwoff_direction_name(s->direction), hwoff_objective_name(o), why);
+		if (strcmp(before, after) == 0)
+			fprintf(m->fixes, "unchanged, %s\n", after);
+		else
+			fprintf(m->fixes, "%s (was %s)\n", after, before);
 	}
-	for (int o = 0; o < HWOFF_OBJECTIVE_COUNT; o++)
-		if (!same_ranges(&verified[o], &m->s->ranges[o]))
-			verify_ranges(m, o);
+	m->run->fix_count++;
 }
 
 struct hwoff_table *cal_table(const struct cal_run *run, const bool *objectives, char *warnings,

@@ -379,8 +379,8 @@ int main(int argc, char **argv)
 	ret |= close_out(f, o.out, "verification");
 	if (run.fix_count)
 		hwoff_appendf(report, sizeof(report),
-			      "verification: the learnt table lost clearly in %u places; those "
-			      "entries were derived again (%s/verification)\n",
+			      "verification: the learnt table lost clearly for %u algorithms and "
+			      "directions, derived again (%s/verification)\n",
 			      run.fix_count, o.out);
 	else
 		hwoff_appendf(report, sizeof(report),

@@ -83,6 +83,8 @@ struct cal_range {
 struct cal_ranges {
 	unsigned int count;
 	struct cal_range r[HWOFF_RANGES_MAX];
+	/* ranges the derivation dropped, those with the fewest points, to fit the table's limit */
+	unsigned int cut;
 };
 
 /* One (algorithm, direction): its paths, what was measured and what was derived. */
@@ -228,7 +230,7 @@ struct cal_run {
 	 */
 	char *verification;
 	char *fixes;
-	unsigned int fix_count;
+	unsigned int fix_count; /* algorithm and direction pairs derived again */
 };
 
 /* The CSV header cal_measure() writes first. */
