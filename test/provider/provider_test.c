@@ -1587,6 +1587,76 @@ START_TEST(digest_shadow)
 	unload(&e);
 }
 END_TEST
+
+/*
+ * _i: a digest or HMAC row. A table of software below 64 B, PIO to 256 KiB and DMA beyond: a
+ * message of 8 KiB updates is routed by its whole size, 320 KiB (DMA), and so is one given whole
+ * (320 KiB, DMA; 96 KiB, PIO); one whose first update is 64 KiB or more is committed to the path
+ * for its size so far (PIO at 96 KiB), though it grows to 320 KiB. Every result the default
+ * provider's.
+ */
+START_TEST(digest_large_update_commits)
+{
+	const struct hwoff_alg *alg = row_where(engine_digest_row, (size_t)_i);
+	const char *pio = engine_driver(alg->kernel_name, HWOFF_IMPL_ENGINE_PIO);
+	char dma[HWOFF_NAME_MAX], err[256];
+	static const unsigned char key[20] = "a key of 20 bytes...";
+	static const struct {
+		size_t first, piece, len;
+		bool on_dma;
+	} messages[] = {
+		{ 8192, 8192, 320 << 10, true }, /* a stream of small updates: its whole size */
+		{ 320 << 10, 0, 320 << 10, true }, /* whole, past the last crossover */
+		{ 96 << 10, 0, 96 << 10, false }, /* whole, PIO's size */
+		{ 96 << 10, 32 << 10, 320 << 10, false }, /* committed at its first update */
+	};
+	unsigned char *in = malloc(320 << 10), got[EVP_MAX_MD_SIZE], want[EVP_MAX_MD_SIZE];
+	struct hwoff_table *t = hwoff_table_new();
+	struct test_rng rng;
+	struct env e;
+
+	snprintf(dma, sizeof(dma), "%s", engine_driver(alg->kernel_name, HWOFF_IMPL_ENGINE_DMA));
+	{
+		const struct hwoff_range_spec ranges[] = { { 0, HWOFF_SOFTWARE },
+							   { 64, pio },
+							   { (256 << 10) + 1, dma } };
+
+		ck_assert_msg(!hwoff_table_set(t, alg, HWOFF_DIGEST, HWOFF_THROUGHPUT, ranges, 3,
+					       err, sizeof(err)),
+			      "%s", err);
+	}
+	load_with_table(&e, t, "digest_large_update_commits");
+	ck_assert_ptr_nonnull(in);
+	test_rng_init(&rng, 0x5800 + (uint64_t)_i);
+	test_rng_fill(&rng, in, 320 << 10);
+	for (size_t m = 0; m < sizeof(messages) / sizeof(messages[0]); m++) {
+		long long pio_before = path_counter(&e, pio, "requests");
+		long long dma_before = path_counter(&e, dma, "requests");
+		size_t off = messages[m].first;
+		struct hashing h = { 0 }; /* freed before the counters are read: they count then */
+
+		hashing_init(&h, &e, alg, "hwoffload", key, sizeof(key));
+		hashing_update(&h, in, off);
+		for (; off < messages[m].len; off += messages[m].piece)
+			hashing_update(&h, in + off, messages[m].piece);
+		hashing_final(&h, got);
+		hashing_free(&h);
+		hashing_reference(&e, alg, key, in, messages[m].len, want);
+		ck_assert_msg(memcmp(got, want, alg->digest_bytes) == 0, "%s: message %zu",
+			      alg->name, m);
+		ck_assert_msg(path_counter(&e, dma, "requests") - dma_before ==
+					      messages[m].on_dma &&
+				      path_counter(&e, pio, "requests") - pio_before ==
+					      !messages[m].on_dma,
+			      "%s: message %zu of %zu B on %s, %lld and %lld requests", alg->name,
+			      m, messages[m].len, messages[m].on_dma ? dma : pio,
+			      path_counter(&e, dma, "requests") - dma_before,
+			      path_counter(&e, pio, "requests") - pio_before);
+	}
+	free(in);
+	unload(&e);
+}
+END_TEST
 #endif
 
 static Suite *provider_suite(void)
@@ -1611,6 +1681,7 @@ static Suite *provider_suite(void)
 	tcase_add_test(tc, af_alg_here);
 	tcase_add_loop_test(tc, path_switch_midstream, 0, (int)rows_where(engine_stream_row));
 	tcase_add_loop_test(tc, digest_shadow, 0, (int)rows_where(engine_digest_row));
+	tcase_add_loop_test(tc, digest_large_update_commits, 0, (int)rows_where(engine_digest_row));
 	tcase_add_loop_test(tc, kernel_fault, 0, 4);
 	tcase_add_loop_test(tc, kernel_fault_recovers, 0, 4);
 	tcase_add_loop_test(tc, one_request_per_update, 0, 2);
