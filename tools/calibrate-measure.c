@@ -478,7 +478,7 @@ out:
 	end_paths(&m);
 	free(m.in);
 	free(m.out);
-	if ((m.verification && fclose(m.verification)) || (m.fixes && fclose(m.fixes))) {
+	if ((m.verification && fclose(m.verification)) | (m.fixes && fclose(m.fixes))) {
 		snprintf(err, err_len, "out of memory");
 		ret = -1;
 	}

@@ -122,10 +122,10 @@ static void verify_ranges(struct cal_measurement *m, enum hwoff_objective o, cha
 /*
  * The verification pass: both objectives' learnt entries verified as they were derived. Where
  * either clearly lost, both are derived again once, with every figure measured (the
- * verification's too: a size measured is evidence for both), and run->fixes gives each entry
- * that changed, what it was and why; else the entries stand, and the verification's figures stay
- * in the CSV and the report only. Once: the figures of a second verification would move the
- * crossovers by their noise, not towards the paths.
+ * verification's too: a size measured is evidence for both), and run->fixes gives each entry,
+ * what it was and why, or that it is unchanged; else the entries stand, and the verification's
+ * figures stay in the CSV and the report only. Once: the figures of a second verification would
+ * move the crossovers by their noise, not towards the paths.
  */
 void cal_verify_subject(struct cal_measurement *m)
 {

@@ -911,7 +911,6 @@ static void find_cases(void)
 	static struct hwoff_discovery d;
 	char err[256];
 	int engines = 0;
-	size_t registered;
 
 	add_case(ciphers, &cipher_count, "AES-128-CBC", "cbc(aes-generic)", false);
 	add_guarded_copy(ciphers, &cipher_count);
@@ -969,7 +968,7 @@ static void find_cases(void)
 	 * were left out, not tested. A row the engine does not serve (SHA3-256) has neither.
 	 */
 	if (engines)
-		missing_engine_row = test_engine_untested_row(&d, &registered);
+		missing_engine_row = test_engine_untested_row(&d, NULL);
 }
 
 int main(void)

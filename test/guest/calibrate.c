@@ -503,11 +503,10 @@ START_TEST(test_verification)
 	     line = strchr(line, '\n'), line += !!line) {
 		char alg[64], dir[16], obj[16], chosen[HWOFF_NAME_MAX], best[HWOFF_NAME_MAX];
 		char prefix[128], lost[64], one[512];
-		size_t size;
 
 		snprintf(one, sizeof(one), "%.*s", (int)strcspn(line, "\n"), line);
-		if (sscanf(one, "%63s %15s %15s %zu B: the table (%63[^)]) loses to %63s", alg, dir,
-			   obj, &size, chosen, best) != 6 ||
+		if (sscanf(one, "%63s %15s %15s %*u B: the table (%63[^)]) loses to %63s", alg, dir,
+			   obj, chosen, best) != 5 ||
 		    strcmp(chosen, best) == 0 || !strstr(one, "(clear,"))
 			continue;
 		snprintf(lost, sizeof(lost), "the %s entry lost at ", obj);
