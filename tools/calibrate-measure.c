@@ -437,6 +437,7 @@ int cal_measure(struct cal_run *run, const struct cal_config *cfg, char *err, si
 			 CAL_REPEATS_MAX);
 		return -1;
 	}
+	m.started_ns = cal_now_ns();
 	m.buf_len = cfg->grid[cfg->grid_count - 1];
 	m.in = malloc(m.buf_len);
 	m.out = malloc(m.buf_len + HWOFF_GCM_TAG_MAX); /* GCM writes its tag after the data */

@@ -40,6 +40,7 @@ struct cal_measurement {
 	char wedged[HWOFF_IMPLS_MAX][HWOFF_MODULE_NAME_MAX];
 	/* Writing run->verification and run->fixes (memory streams, closed when the run ends). */
 	FILE *verification, *fixes;
+	double started_ns; /* cal_now_ns() at the run's start: the CSV's at_ms counts from it */
 };
 
 /* calibrate-measure.c */

@@ -61,18 +61,24 @@ static unsigned long warm_up(struct cal_measurement *m, unsigned int p, size_t s
 	return (unsigned long)fmax(1, round(target * done / spent));
 }
 
+/*
+ * A sample's row; asked_ns: when it was asked for, so that a slow stretch of the machine shows
+ * as a run of rows close in time, whatever their paths.
+ */
 static void csv_row(struct cal_measurement *m, unsigned int p, size_t size, unsigned int repeat,
-		    unsigned long requests, const struct cal_sample *x, const char *phase)
+		    unsigned long requests, const struct cal_sample *x, const char *phase,
+		    double asked_ns)
 {
 	const struct cal_subject *s = m->s;
 	double bytes = (double)requests * size;
 
 	if (!m->cfg->csv)
 		return;
-	fprintf(m->cfg->csv, "%s,%u,%s,%s,%zu,%u,%lu,%.0f,%.0f,%.0f,%.1f,%.4f,%s\n", s->alg->name,
-		s->alg->key_bytes * 8, hwoff_direction_name(s->direction), s->paths[p].name, size,
-		repeat, requests, bytes, x->wall_ns, x->cpu_ns, bytes * 1e9 / x->wall_ns,
-		x->cpu_ns / bytes, phase);
+	fprintf(m->cfg->csv, "%s,%u,%s,%s,%zu,%u,%lu,%.0f,%.0f,%.0f,%.1f,%.4f,%s,%.0f\n",
+		s->alg->name, s->alg->key_bytes * 8, hwoff_direction_name(s->direction),
+		s->paths[p].name, size, repeat, requests, bytes, x->wall_ns, x->cpu_ns,
+		bytes * 1e9 / x->wall_ns, x->cpu_ns / bytes, phase,
+		(asked_ns - m->started_ns) / 1e6);
 }
 
 /*
@@ -163,14 +169,14 @@ struct cal_point *cal_measure_size(struct cal_measurement *m, size_t size, const
 	for (unsigned int r = 0; r < m->cfg->repeats_max; r++) {
 		for (unsigned int k = 0; k < count; k++) {
 			unsigned int p = order[(k + r) % count];
-			double bytes = (double)requests[p] * size;
+			double bytes = (double)requests[p] * size, asked_ns = cal_now_ns();
 			struct cal_sample x;
 
 			if (!cal_measurable(m, p, size) || run_sample(m, p, size, requests[p], &x))
 				continue;
 			rate[p][n[p]] = bytes * 1e9 / x.wall_ns;
 			cpu[p][n[p]++] = x.cpu_ns / bytes;
-			csv_row(m, p, size, r, requests[p], &x, phase);
+			csv_row(m, p, size, r, requests[p], &x, phase, asked_ns);
 		}
 		if (r + 1 < m->cfg->repeats)
 			continue;

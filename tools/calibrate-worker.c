@@ -341,7 +341,7 @@ out:
 	return ret;
 }
 
-static double now_ns(void)
+double cal_now_ns(void)
 {
 	struct timespec ts;
 
@@ -362,13 +362,13 @@ static double cpu_ns(void)
 static int sample(struct serving *sv, size_t size, unsigned long requests, struct cal_sample *took,
 		  char *err, size_t err_len)
 {
-	double wall0 = now_ns(), cpu0 = cpu_ns();
+	double wall0 = cal_now_ns(), cpu0 = cpu_ns();
 
 	for (unsigned long i = 0; i < requests; i++)
 		if (runner_request(&sv->r, sv->job->in, sv->job->out, size, err, err_len))
 			return -1;
 	took->cpu_ns = cpu_ns() - cpu0;
-	took->wall_ns = now_ns() - wall0;
+	took->wall_ns = cal_now_ns() - wall0;
 	return 0;
 }
 
@@ -502,11 +502,11 @@ static void __attribute__((noreturn)) serve(const struct cal_worker_job *job, in
  */
 static int answer(struct cal_worker *w, struct cal_answer *a, double seconds)
 {
-	double deadline = now_ns() + seconds * 1e9, left;
+	double deadline = cal_now_ns() + seconds * 1e9, left;
 	struct pollfd ready = { .fd = w->fd, .events = POLLIN };
 	int n = 0;
 
-	while (n != 1 && (left = deadline - now_ns()) > 0) {
+	while (n != 1 && (left = deadline - cal_now_ns()) > 0) {
 		n = poll(&ready, 1, (int)ceil(left / 1e6));
 		if (n < 0 && errno != EINTR)
 			break;

@@ -236,7 +236,7 @@ struct cal_run {
 /* The CSV header cal_measure() writes first. */
 #define CAL_CSV_HEADER                                                                             \
 	"algorithm,key_bits,direction,path,size,repeat,requests,bytes,wall_ns,cpu_ns,bytes_per_s," \
-	"cpu_ns_per_byte,phase\n"
+	"cpu_ns_per_byte,phase,at_ms\n"
 
 /* The most data of one GCM message the calibration measures on a kernel path: one request. */
 size_t cal_gcm_data_max(void);
@@ -319,5 +319,7 @@ int cal_worker_ask(struct cal_worker *w, enum cal_op op, size_t size, unsigned l
  * the request does, if ever. No wait here is without a limit.
  */
 void cal_worker_end(struct cal_worker *w, bool kill_now, double seconds);
+/* CLOCK_MONOTONIC in ns: the workers' sample clock, and when the run's samples were asked for. */
+double cal_now_ns(void);
 
 #endif

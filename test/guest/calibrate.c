@@ -396,6 +396,31 @@ START_TEST(test_csv_has_every_sample)
 }
 END_TEST
 
+/* Each row's last field, at_ms, says when its sample was asked for: in the run, in order. */
+START_TEST(test_csv_rows_in_time)
+{
+	double previous = 0;
+	unsigned int rows = 0;
+
+	for (const char *line = strchr(csv_text, '\n'); line && line[1];
+	     line = strchr(line + 1, '\n')) {
+		const char *end = strchr(line + 1, '\n'), *comma = line + 1, *c;
+		double at;
+
+		for (c = line + 1; c < end; c++)
+			if (*c == ',')
+				comma = c;
+		at = strtod(comma + 1, NULL);
+		ck_assert_msg(at >= previous, "a row asked for at %.0f ms after one at %.0f ms", at,
+			      previous);
+		previous = at;
+		rows++;
+	}
+	ck_assert_uint_gt(rows, 0);
+	ck_assert_msg(previous > 0, "the last sample asked for at %.0f ms", previous);
+}
+END_TEST
+
 /*
  * Where the best path and another are more than the tie apart but within the noise, the size was
  * measured REPEATS_MAX times: a choice is never left to the first REPEATS samples when they cannot
@@ -535,6 +560,7 @@ int main(void)
 	tcase_add_test(tc, test_paths_within_verified);
 	tcase_add_test(tc, test_table_has_proofs);
 	tcase_add_test(tc, test_csv_has_every_sample);
+	tcase_add_test(tc, test_csv_rows_in_time);
 	tcase_add_test(tc, test_unclear_choices_measured_most);
 	tcase_add_test(tc, test_measured_through_the_provider);
 	tcase_add_test(tc, test_verification);
