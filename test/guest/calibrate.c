@@ -404,13 +404,13 @@ START_TEST(test_csv_rows_in_time)
 
 	for (const char *line = strchr(csv_text, '\n'); line && line[1];
 	     line = strchr(line + 1, '\n')) {
-		const char *end = strchr(line + 1, '\n'), *comma = line + 1, *c;
+		char one[512], *last;
 		double at;
 
-		for (c = line + 1; c < end; c++)
-			if (*c == ',')
-				comma = c;
-		at = strtod(comma + 1, NULL);
+		snprintf(one, sizeof(one), "%.*s", (int)strcspn(line + 1, "\n"), line + 1);
+		last = strrchr(one, ',');
+		ck_assert_msg(last, "a CSV row without fields: %s", one);
+		at = strtod(last + 1, NULL);
 		ck_assert_msg(at >= previous, "a row asked for at %.0f ms after one at %.0f ms", at,
 			      previous);
 		previous = at;
