@@ -188,7 +188,7 @@ static void bisect(struct cal_measurement *m, const struct view *views, unsigned
 				mid -= mid % CAL_STEP;
 				if (i && w != previous && w >= 0 && previous >= 0 &&
 				    hi > lo * m->cfg->resolve_ratio && mid > lo && mid < hi) {
-					cal_measure_size(m, mid, "bisect");
+					cal_measure_size(m, mid, "bisect", NULL);
 					found = true;
 				}
 				previous = w;
@@ -294,7 +294,7 @@ void cal_derive_ranges(struct cal_measurement *m, enum hwoff_objective o)
 		   &m->s->ranges[o]);
 }
 
-/* The grid, the crossovers, the ranges, and their verification. */
+/* The grid, the crossovers and the ranges (verified later: verify_subjects()). */
 static void measure_subject(struct cal_measurement *m)
 {
 	struct cal_subject *s = m->s;
@@ -304,8 +304,8 @@ static void measure_subject(struct cal_measurement *m)
 
 	for (size_t g = 0; g < m->cfg->grid_count; g++) {
 		if (m->cfg->grid[g] > most && (!g || m->cfg->grid[g - 1] < most))
-			cal_measure_size(m, most, "limit");
-		cal_measure_size(m, m->cfg->grid[g], "grid");
+			cal_measure_size(m, most, "limit", NULL);
+		cal_measure_size(m, m->cfg->grid[g], "grid", NULL);
 	}
 	/* Every path for each objective, and the engine's own PIO/DMA crossover for sysfs. */
 	for (int o = 0; o < HWOFF_OBJECTIVE_COUNT; o++)
@@ -320,7 +320,6 @@ static void measure_subject(struct cal_measurement *m)
 	bisect(m, views, view_count);
 	for (int o = 0; o < HWOFF_OBJECTIVE_COUNT; o++)
 		cal_derive_ranges(m, o);
-	cal_verify_subject(m);
 }
 
 /*
@@ -423,6 +422,59 @@ static void end_paths(struct cal_measurement *m)
 		cal_worker_end(&m->workers[p], false, CAL_STOP_SECONDS);
 }
 
+/*
+ * Each subject's paths that did not fail, their workers started again; false (with a note) when
+ * a path's device stopped answering after the subject was measured, so that the learnt entry may
+ * send requests to it.
+ */
+static bool restart_paths(struct cal_measurement *m)
+{
+	struct cal_subject *s = m->s;
+
+	for (unsigned int p = 1; p < s->path_count; p++) {
+		if (s->paths[p].failed || !is_wedged(m, &s->paths[p]))
+			continue;
+		hwoff_appendf(m->run->notes, sizeof(m->run->notes),
+			      "%s %s not verified: %s stopped answering later\n", s->alg->name,
+			      hwoff_direction_name(s->direction), device_of(&s->paths[p]));
+		return false;
+	}
+	for (unsigned int p = 0; p < s->path_count; p++)
+		if (!s->paths[p].failed)
+			cal_start_path(m, p, HWOFF_THROUGHPUT);
+	return !s->paths[0].failed;
+}
+
+/*
+ * The measurement of every subject, then the verification of each (cal_verify_subject()): minutes
+ * after the sizes that decided its crossovers were measured, so that a slow stretch of the
+ * machine that misled those visits is over by the next.
+ */
+static int measure_subjects(struct cal_measurement *m, char *err, size_t err_len)
+{
+	struct cal_run *run = m->run;
+
+	for (size_t i = 0; i < run->subject_count; i++) {
+		m->s = &run->subjects[i];
+		m->index = i;
+		add_paths(m, m->s);
+		if (!restart_paths(m)) { /* no provider, nothing to measure */
+			snprintf(err, err_len, "%s", m->s->paths[0].failure);
+			return -1;
+		}
+		measure_subject(m);
+		end_paths(m);
+	}
+	for (size_t i = 0; i < run->subject_count; i++) {
+		m->s = &run->subjects[i];
+		m->index = i;
+		if (restart_paths(m))
+			cal_verify_subject(m);
+		end_paths(m);
+	}
+	return 0;
+}
+
 int cal_measure(struct cal_run *run, const struct cal_config *cfg, char *err, size_t err_len)
 {
 	struct cal_measurement m = { .cfg = cfg, .run = run };
@@ -460,21 +512,7 @@ int cal_measure(struct cal_run *run, const struct cal_config *cfg, char *err, si
 			      run->af_alg_reason[0] ? run->af_alg_reason : "not used");
 	else
 		note_cpu_drivers(run);
-	for (size_t i = 0; i < run->subject_count; i++) {
-		m.s = &run->subjects[i];
-		m.index = i;
-		add_paths(&m, m.s);
-		for (unsigned int p = 0; p < m.s->path_count; p++)
-			if (!m.s->paths[p].failed)
-				cal_start_path(&m, p, HWOFF_THROUGHPUT);
-		if (m.s->paths[0].failed) { /* no provider, nothing to measure */
-			snprintf(err, err_len, "%s", m.s->paths[0].failure);
-			goto out;
-		}
-		measure_subject(&m);
-		end_paths(&m);
-	}
-	ret = 0;
+	ret = measure_subjects(&m, err, err_len);
 out:
 	end_paths(&m);
 	free(m.in);

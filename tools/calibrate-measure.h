@@ -53,7 +53,8 @@ void cal_start_path(struct cal_measurement *m, unsigned int p, enum hwoff_object
 void cal_derive_ranges(struct cal_measurement *m, enum hwoff_objective o);
 
 /* calibrate-sample.c */
-struct cal_point *cal_measure_size(struct cal_measurement *m, size_t size, const char *phase);
+struct cal_point *cal_measure_size(struct cal_measurement *m, size_t size, const char *phase,
+				   struct cal_point *visit);
 
 /* calibrate-verify.c */
 void cal_verify_subject(struct cal_measurement *m);

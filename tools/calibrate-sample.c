@@ -11,7 +11,8 @@
  * one path later each time, so that a machine that drifts or is busy for a moment spreads over
  * all paths. After cfg->repeats rounds the medians (outliers left out: cal_median()) decide,
  * unless the best path and another are apart by more than the tie but within the noise
- * (cal_compare()): then more rounds, up to cfg->repeats_max.
+ * (cal_compare()): then more rounds, up to cfg->repeats_max. A size visited again (the
+ * verification's) keeps each path's faster visit (merge_visit()).
  */
 #include <math.h>
 #include <string.h>
@@ -82,10 +83,10 @@ static void csv_row(struct cal_measurement *m, unsigned int p, size_t size, unsi
 }
 
 /*
- * The point for size: an empty one inserted in order, or the one there (measured again: the new
- * figures replace its). NULL when the subject is full.
+ * The point for size: an empty one inserted in order, or the one there (a size visited again).
+ * NULL when the subject is full.
  */
-static struct cal_point *new_point(struct cal_subject *s, size_t size)
+static struct cal_point *point_at(struct cal_subject *s, size_t size)
 {
 	size_t i = 0;
 
@@ -100,6 +101,30 @@ static struct cal_point *new_point(struct cal_subject *s, size_t size)
 	memset(&s->points[i], 0, sizeof(s->points[i]));
 	s->points[i].size = size;
 	return &s->points[i];
+}
+
+/*
+ * A visit's figures into the point of its size: of two visits, each path's faster one counts
+ * (all its figures), since the machine only ever slows a path, never speeds it up: a stretch of
+ * the guest running slow (seen in the demo's runs: every path at about 0.6 of its speed for
+ * seconds, one path more than another) misleads one visit, not both. A path not measurable now
+ * (failed, or limited below size) has no figures.
+ */
+static void merge_visit(struct cal_measurement *m, struct cal_point *pt, const struct cal_point *v)
+{
+	for (unsigned int p = 0; p < CAL_PATHS_MAX; p++) {
+		if (!cal_measurable(m, p, v->size)) {
+			pt->bytes_per_s[p] = pt->cpu_ns_per_byte[p] = 0;
+			pt->bytes_per_s_spread[p] = pt->cpu_spread[p] = 0;
+			pt->repeats[p] = 0;
+		} else if (v->bytes_per_s[p] > pt->bytes_per_s[p]) {
+			pt->bytes_per_s[p] = v->bytes_per_s[p];
+			pt->cpu_ns_per_byte[p] = v->cpu_ns_per_byte[p];
+			pt->bytes_per_s_spread[p] = v->bytes_per_s_spread[p];
+			pt->cpu_spread[p] = v->cpu_spread[p];
+			pt->repeats[p] = v->repeats[p];
+		}
+	}
 }
 
 /* The medians of the samples so far (rate, cpu: n[p] of path p's) as a point at size. */
@@ -146,10 +171,12 @@ static bool clear_at(const struct cal_subject *s, const struct cal_point *pt, do
 
 /*
  * Every usable path at size, interleaved, cfg->repeats rounds and more while the choice is
- * unclear (up to cfg->repeats_max); the medians become a point. Returns it (NULL when the
- * subject has no room).
+ * unclear (up to cfg->repeats_max); the medians are this visit's figures (into visit, when not
+ * NULL), merged into the point of size (merge_visit()). Returns the point (NULL when the subject
+ * has no room).
  */
-struct cal_point *cal_measure_size(struct cal_measurement *m, size_t size, const char *phase)
+struct cal_point *cal_measure_size(struct cal_measurement *m, size_t size, const char *phase,
+				   struct cal_point *visit)
 {
 	struct cal_subject *s = m->s;
 	unsigned int order[CAL_PATHS_MAX], count = 0, n[CAL_PATHS_MAX] = { 0 };
@@ -188,8 +215,10 @@ struct cal_point *cal_measure_size(struct cal_measurement *m, size_t size, const
 		if (!cal_measurable(m, order[k], size))
 			n[order[k]] = 0;
 	medians(&now, size, order, count, rate, cpu, n);
-	pt = new_point(s, size);
+	if (visit)
+		*visit = now;
+	pt = point_at(s, size);
 	if (pt)
-		*pt = now;
+		merge_visit(m, pt, &now);
 	return pt;
 }

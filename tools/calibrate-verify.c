@@ -2,10 +2,10 @@
 /*
  * calibrate-verify.c - the verification of the learnt ranges, and the path table of a run.
  *
- * Once a subject's ranges are derived, the learnt entry itself (the provider with that table)
- * is measured beside every path at sizes on both sides of each crossover; where it loses to a
- * path by more than the noise, the ranges of both objectives are derived again with those
- * figures, and the run says so.
+ * Once every subject's ranges are derived, the learnt entry itself (the provider with that
+ * table) is measured beside every path at sizes on both sides of each crossover, those that
+ * decided it among them; where it loses to a path by more than the noise, the ranges of both
+ * objectives are derived again with those figures, and the run says so.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -35,31 +35,45 @@ static unsigned int path_at(const struct cal_ranges *r, size_t size)
 	return r->r[k].path;
 }
 
+/* Size into sizes[0..*count), kept increasing, once. */
+static void add_size(size_t *sizes, size_t *count, size_t size)
+{
+	size_t at = 0;
+
+	while (at < *count && sizes[at] < size)
+		at++;
+	if (at < *count && sizes[at] == size)
+		return;
+	memmove(&sizes[at + 1], &sizes[at], (*count - at) * sizeof(sizes[0]));
+	sizes[at] = size;
+	(*count)++;
+}
+
 /*
- * The sizes the verification measures: at each crossover of r, half and 1/sqrt(2) of its start
- * below it, sqrt(2) and twice it above (on the CAL_STEP grid, within the grid's sizes). Returns
- * how many, in increasing order.
+ * The sizes the verification measures: at each crossover of r, the two sizes of points[0..n) (the
+ * points r was derived from) it lies between, those that decided it, visited again; and half and
+ * twice its start (on the CAL_STEP grid, within the grid's sizes). Returns how many, in
+ * increasing order.
  */
 static size_t verification_sizes(const struct cal_measurement *m, const struct cal_ranges *r,
-				 size_t *sizes)
+				 const struct cal_point *points, size_t n, size_t *sizes)
 {
-	static const double around[] = { 0.5, M_SQRT1_2, M_SQRT2, 2 };
 	size_t count = 0, largest = m->cfg->grid[m->cfg->grid_count - 1];
 
 	for (unsigned int k = 1; k < r->count; k++) {
-		for (size_t i = 0; i < sizeof(around) / sizeof(around[0]); i++) {
-			size_t size = (size_t)(r->r[k].start * around[i]), at = 0;
+		size_t start = r->r[k].start, i = 0;
 
-			size -= size % CAL_STEP;
-			if (size < CAL_STEP || size > largest)
-				continue;
-			while (at < count && sizes[at] < size)
-				at++;
-			if (at < count && sizes[at] == size)
-				continue;
-			memmove(&sizes[at + 1], &sizes[at], (count - at) * sizeof(sizes[0]));
-			sizes[at] = size;
-			count++;
+		while (i < n && points[i].size < start)
+			i++;
+		if (i)
+			add_size(sizes, &count, points[i - 1].size);
+		if (i < n)
+			add_size(sizes, &count, points[i].size);
+		for (size_t size = start / 2; size <= 2 * start; size *= 4) {
+			size_t on_step = size - size % CAL_STEP;
+
+			if (on_step >= CAL_STEP && on_step <= largest)
+				add_size(sizes, &count, on_step);
 		}
 	}
 	return count;
@@ -67,15 +81,18 @@ static size_t verification_sizes(const struct cal_measurement *m, const struct c
 
 /*
  * The verification of objective o: the learnt entry itself (path t, the provider with the
- * subject's ranges) beside every path at verification_sizes(), a line per size for the report.
- * Where the entry clearly loses to a path it did not send the size to, lost says where.
+ * subject's ranges, derived from derived_from[0..n)) beside every path at verification_sizes(), a
+ * line per size for the report. Where the entry clearly loses to a path it did not send the size
+ * to, lost says where.
  */
-static void verify_ranges(struct cal_measurement *m, enum hwoff_objective o, char *lost,
+static void verify_ranges(struct cal_measurement *m, enum hwoff_objective o,
+			  const struct cal_point *derived_from, size_t n, char *lost,
 			  size_t lost_len)
 {
 	struct cal_subject *s = m->s;
 	const struct cal_ranges *r = &s->ranges[o];
-	size_t sizes[4 * HWOFF_RANGES_MAX], count = verification_sizes(m, r, sizes);
+	size_t sizes[4 * HWOFF_RANGES_MAX],
+		count = verification_sizes(m, r, derived_from, n, sizes);
 	unsigned int t = s->path_count;
 
 	if (!count || t == CAL_PATHS_MAX)
@@ -85,15 +102,17 @@ static void verify_ranges(struct cal_measurement *m, enum hwoff_objective o, cha
 	s->path_count++;
 	cal_start_path(m, t, o);
 	for (size_t i = 0; i < count && cal_measurable(m, t, sizes[i]); i++) {
-		struct cal_point *pt = cal_measure_size(m, sizes[i], "verify");
+		struct cal_point pt;
 		unsigned int chosen = path_at(r, sizes[i]);
-		int best = pt ? cal_best(pt, cal_usable(s), o) : -1;
+		int best = cal_measure_size(m, sizes[i], "verify", &pt)
+				   ? cal_best(&pt, cal_usable(s), o)
+				   : -1;
 		double margin;
 		enum cal_verdict v;
 
-		if (best < 0 || !pt->bytes_per_s[t])
+		if (best < 0 || !pt.bytes_per_s[t])
 			continue;
-		v = cal_compare(pt, o, t, (unsigned int)best, m->cfg->tie, &margin);
+		v = cal_compare(&pt, o, t, (unsigned int)best, m->cfg->tie, &margin);
 		fprintf(m->verification,
 			"%s %s %s %zu B: the table (%s) %s %s by %.1f %% (%s, %u repeats)\n",
 			s->alg->name, hwoff_direction_name(s->direction), hwoff_objective_name(o),
@@ -105,7 +124,7 @@ static void verify_ranges(struct cal_measurement *m, enum hwoff_objective o, cha
 			v == CAL_CLEAR	 ? "clear"
 			: v == CAL_EQUAL ? "within the tie"
 					 : "unclear",
-			pt->repeats[t]);
+			pt.repeats[t]);
 		if (v == CAL_CLEAR && margin < 0 && chosen != (unsigned int)best)
 			hwoff_appendf(lost, lost_len, "%s%zu B (%.0f %% behind %s)",
 				      lost[0] ? ", " : "", sizes[i], -margin * 100,
@@ -122,7 +141,8 @@ static void verify_ranges(struct cal_measurement *m, enum hwoff_objective o, cha
 /*
  * The verification pass: both objectives' learnt entries verified as they were derived. Where
  * either clearly lost, both are derived again once, with every figure measured (the
- * verification's too: a size measured is evidence for both), and run->fixes gives each entry,
+ * verification's too: a size measured is evidence for both; of a size visited twice, each path's
+ * faster visit), and run->fixes gives each entry,
  * what it was and why, or that it is unchanged; else the entries stand, and the verification's
  * figures stay in the CSV and the report only. Once: the figures of a second verification would
  * move the crossovers by their noise, not towards the paths.
@@ -140,7 +160,7 @@ void cal_verify_subject(struct cal_measurement *m)
 	memcpy(kept, s->points, sizeof(s->points));
 	for (int o = 0; o < HWOFF_OBJECTIVE_COUNT; o++) {
 		was[o] = s->ranges[o];
-		verify_ranges(m, o, lost[o], sizeof(lost[o]));
+		verify_ranges(m, o, kept, kept_count, lost[o], sizeof(lost[o]));
 		if (lost[o][0])
 			hwoff_appendf(why, sizeof(why), "%sthe %s entry lost at %s",
 				      why[0] ? "; " : "", hwoff_objective_name(o), lost[o]);

@@ -545,6 +545,57 @@ START_TEST(test_verification)
 }
 END_TEST
 
+/*
+ * The verification came after every subject was measured (each CSV row's phase: no grid, limit or
+ * bisection row after the first verification row), and it visited again the two measured sizes
+ * each crossover of an entry it kept lies between: the sizes that decided it.
+ */
+START_TEST(test_verification_revisits_deciding_sizes)
+{
+	bool verifying = false;
+
+	for (const char *line = strchr(csv_text, '\n'); line && line[1];
+	     line = strchr(line + 1, '\n')) {
+		char one[512], *phase;
+
+		snprintf(one, sizeof(one), "%.*s", (int)strcspn(line + 1, "\n"), line + 1);
+		*strrchr(one, ',') = '\0';
+		phase = strrchr(one, ',') + 1;
+		ck_assert_msg(!verifying || strcmp(phase, "verify") == 0,
+			      "a %s row after the verification began: %s", phase, one);
+		verifying |= strcmp(phase, "verify") == 0;
+	}
+	for (size_t i = 0; i < run.subject_count; i++) {
+		const struct cal_subject *s = &run.subjects[i];
+
+		for (int o = 0; o < HWOFF_OBJECTIVE_COUNT; o++) {
+			const struct cal_ranges *r = &s->ranges[o];
+			char entry[128], size[32];
+
+			snprintf(entry, sizeof(entry), "%s %s %s", s->alg->name,
+				 hwoff_direction_name(s->direction), hwoff_objective_name(o));
+			if (line_with(run.fixes, entry, ": derived again ("))
+				continue;
+			for (unsigned int k = 1; k < r->count; k++) {
+				size_t j = 0;
+
+				while (j < s->point_count && s->points[j].size < r->r[k].start)
+					j++;
+				ck_assert_uint_gt(j, 0);
+				for (size_t at = j - 1; at <= j && at < s->point_count; at++) {
+					snprintf(size, sizeof(size), " %zu B: the table (",
+						 s->points[at].size);
+					ck_assert_msg(line_with(run.verification, entry, size),
+						      "%s: %zu B decided the crossover at %zu, not "
+						      "verified",
+						      entry, s->points[at].size, r->r[k].start);
+				}
+			}
+		}
+	}
+}
+END_TEST
+
 int main(void)
 {
 	Suite *suite = suite_create("calibrate");
@@ -564,6 +615,7 @@ int main(void)
 	tcase_add_test(tc, test_unclear_choices_measured_most);
 	tcase_add_test(tc, test_measured_through_the_provider);
 	tcase_add_test(tc, test_verification);
+	tcase_add_test(tc, test_verification_revisits_deciding_sizes);
 	suite_add_tcase(suite, tc);
 	return test_run_suite(suite);
 }
