@@ -185,7 +185,8 @@ struct cal_point *cal_measure_size(struct cal_measurement *m, size_t size, const
 	struct cal_point now, *pt;
 
 	if (m->cfg->progress)
-		m->cfg->progress(m->cfg->progress_arg, m->index, m->run->subject_count, s, size);
+		m->cfg->progress(m->cfg->progress_arg, m->index, m->run->subject_count, s, size,
+				 phase);
 	for (unsigned int p = 0; p < s->path_count; p++) {
 		if (!cal_measurable(m, p, size) || !cal_verify_path(m, p, size))
 			continue;

@@ -265,10 +265,11 @@ static int parse_options(struct options *o, int argc, char **argv)
 
 /* On a terminal: one line that keeps being rewritten. */
 static void progress(void *arg, size_t subject, size_t subject_count, const struct cal_subject *s,
-		     size_t size)
+		     size_t size, const char *phase)
 {
-	fprintf(stderr, "\r\033[K[%zu/%zu] %s %s, %zu bytes, %u paths", subject + 1, subject_count,
-		s->alg->name, hwoff_direction_name(s->direction), size, s->path_count);
+	fprintf(stderr, "\r\033[K[%zu/%zu] %s %s, %zu bytes (%s), %u paths", subject + 1,
+		subject_count, s->alg->name, hwoff_direction_name(s->direction), size, phase,
+		s->path_count);
 }
 
 /* "DIR/name", or exit: nothing is worth doing without the output folder. */

@@ -206,9 +206,12 @@ struct cal_config {
 	const bool *algs; /* HWOFF_ALG_COUNT flags: which algorithms; NULL for all */
 	const char *provider_dir; /* where hwoffload.so is; NULL: OpenSSL's modules directory */
 	FILE *csv; /* every sample as a CSV row (header included); may be NULL */
-	/* Called before each size is measured; may be NULL. */
+	/*
+	 * Called before each size is measured, with the CSV's phase (grid, limit, bisect, verify:
+	 * the verification goes over the subjects again); may be NULL.
+	 */
 	void (*progress)(void *arg, size_t subject, size_t subject_count,
-			 const struct cal_subject *s, size_t size);
+			 const struct cal_subject *s, size_t size, const char *phase);
 	void *progress_arg;
 };
 
