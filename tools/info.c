@@ -543,7 +543,7 @@ int main(int argc, char **argv)
 	static struct hwoff_discovery discovery;
 	struct hwoff_discovery *d = &discovery;
 	struct hwoff_probe probe = { 0 };
-	struct hwoff_table *t;
+	struct hwoff_table *t = NULL; /* set whether or not a file is given; GCC -O1 cannot tell */
 	const char *file = NULL, *provider_dir = NULL, *stats_dir = NULL;
 	char err[512];
 	bool af_alg;
