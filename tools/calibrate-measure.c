@@ -68,13 +68,9 @@ static void limit_below(struct cal_measurement *m, unsigned int p, size_t size, 
 		cal_fail_path(m, p, why);
 		return;
 	}
-	for (size_t i = 0; i < s->point_count; i++) {
-		struct cal_point *pt = &s->points[i];
-
-		if (pt->size > below)
-			pt->bytes_per_s[p] = pt->cpu_ns_per_byte[p] = pt->bytes_per_s_spread[p] =
-				pt->cpu_spread[p] = 0;
-	}
+	for (size_t i = 0; i < s->point_count; i++)
+		if (s->points[i].size > below)
+			cal_point_forget(&s->points[i], p);
 	path->verified = below;
 	path->limited = true;
 	path->serves_all = false;
@@ -294,7 +290,7 @@ void cal_derive_ranges(struct cal_measurement *m, enum hwoff_objective o)
 		   &m->s->ranges[o]);
 }
 
-/* The grid, the crossovers and the ranges (verified later: verify_subjects()). */
+/* The grid, the crossovers and the ranges (verified later: measure_subjects()). */
 static void measure_subject(struct cal_measurement *m)
 {
 	struct cal_subject *s = m->s;

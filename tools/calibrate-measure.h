@@ -53,6 +53,8 @@ void cal_start_path(struct cal_measurement *m, unsigned int p, enum hwoff_object
 void cal_derive_ranges(struct cal_measurement *m, enum hwoff_objective o);
 
 /* calibrate-sample.c */
+/* Path p has no figures at pt (not measured there, or they are no longer trusted). */
+void cal_point_forget(struct cal_point *pt, unsigned int p);
 struct cal_point *cal_measure_size(struct cal_measurement *m, size_t size, const char *phase,
 				   struct cal_point *visit);
 

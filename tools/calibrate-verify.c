@@ -132,20 +132,18 @@ static void verify_ranges(struct cal_measurement *m, enum hwoff_objective o,
 	}
 	cal_worker_end(&m->workers[t], false, CAL_STOP_SECONDS);
 	s->path_count--;
-	for (size_t i = 0; i < s->point_count; i++) {
-		s->points[i].bytes_per_s[t] = s->points[i].cpu_ns_per_byte[t] = 0;
-		s->points[i].repeats[t] = 0;
-	}
+	for (size_t i = 0; i < s->point_count; i++)
+		cal_point_forget(&s->points[i], t);
 }
 
 /*
  * The verification pass: both objectives' learnt entries verified as they were derived. Where
  * either clearly lost, both are derived again once, with every figure measured (the
  * verification's too: a size measured is evidence for both; of a size visited twice, each path's
- * faster visit), and run->fixes gives each entry,
- * what it was and why, or that it is unchanged; else the entries stand, and the verification's
- * figures stay in the CSV and the report only. Once: the figures of a second verification would
- * move the crossovers by their noise, not towards the paths.
+ * faster visit), and run->fixes gives each entry, what it was and why, or that it is unchanged;
+ * else the entries stand, and the verification's figures stay in the CSV and the report only. Once:
+ * the figures of a second verification would move the crossovers by their noise, not towards the
+ * paths.
  */
 void cal_verify_subject(struct cal_measurement *m)
 {

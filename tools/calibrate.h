@@ -248,9 +248,9 @@ size_t cal_gcm_data_max(void);
  * Discover the paths and measure every algorithm (of cfg->algs), key size and direction: the
  * grid (and for GCM the most data one kernel request takes), then bisection of each crossover of
  * either objective (and of the PIO/DMA crossover), then the ranges of both objectives; once
- * every subject is, the verification of each subject's learnt entries (calibrate-verify.c). Returns
- * 0, or -1 with err filled (nothing could be measured); a kernel path that fails is dropped with a
- * note, not an error.
+ * every subject is, the verification of each subject's learnt entries (calibrate-verify.c).
+ * Returns 0, or -1 with err filled (nothing could be measured); a kernel path that fails is
+ * dropped with a note, not an error.
  */
 int cal_measure(struct cal_run *run, const struct cal_config *cfg, char *err, size_t err_len);
 void cal_run_free(struct cal_run *run);
