@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
+ * test/vm/run: --vcpus 2
  * The backend's AF_ALG transport (backend/transport.h) against OpenSSL's default provider, in the
  * guest: the kernel's generic drivers always, and the bundled engine's drivers when /proc/crypto
  * has them (the run says which). Random sizes and splits, IV hand-over to and

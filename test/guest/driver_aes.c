@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
+ * test/vm/run: --vcpus 2
  * The hwoffload driver's AES skciphers (kernel/hwoffload-*.c) through AF_ALG (libkcapi), bound by
  * driver name and compared with the kernel's generic C implementation: random keys (128, 192,
  * 256 bits), lengths up to 256 KiB, one shot or split over several sendmsg calls with MSG_MORE

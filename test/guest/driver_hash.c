@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
+ * test/vm/run: --vcpus 2
  * The hwoffload driver's ahashes (kernel/hwoffload-hash.c) through AF_ALG, bound by driver name
  * and compared with OpenSSL (and, through kcapi-dgst, with the kernel's generic drivers): random
  * data of 0 to 1 MiB, edge lengths first, sent in random pieces with MSG_MORE (sub-block updates

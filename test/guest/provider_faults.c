@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
+ * test/vm/run: --vcpus 2
  * provider_faults - a fault storm on the emulated engine while threads stream through
  * hwoffload.so: modes pio, dma and auto, each with fallback on and off.
  *

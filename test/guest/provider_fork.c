@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
+ * test/vm/run: --vcpus 2
  * provider_fork - fork() while threads stream through hwoffload.so, on every path (modes
  * software, pio, dma, auto), fallback off.
  *

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /*
+ * test/vm/run: --vcpus 2
  * provider_stress - a differential stress of hwoffload.so against OpenSSL's default provider, on
  * every path (modes software, pio, dma, auto), with fallback off so that any kernel failure shows.
  *

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
+ * test/vm/run: --vcpus 2
  * Unbinding and rebinding the engine (/sys/bus/pci/drivers/hwoffload/unbind, bind) under load,
  * as PCI removal or a driver reload does (kernel/hwoffload.h, "Lifetime"):
  *

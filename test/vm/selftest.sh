@@ -3,8 +3,9 @@
 # The guest harness's own test: it must pass a clean command through with its status, output and
 # arguments intact, fail on every kind of kernel-log problem and on a timeout, boot once more
 # after a panic at boot (only then) and print its time limit; attach virtio-crypto with its
-# expected RSA self-test failure alone forgiven, and take a suite's options from its file. Each case boots a guest (qemu64: no
-# AES-NI modules to load, the fastest boot); as many at once as there are CPUs.
+# expected RSA self-test failure alone forgiven, and take a suite's options from its file or from
+# a program's C source. Each case boots a guest (qemu64: no AES-NI modules to load, the fastest
+# boot); as many at once as there are CPUs.
 set -u
 here=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 if [ -n "${HWOFFLOAD_GUEST_KERNELS+set}" ] && [ -z "${HWOFFLOAD_GUEST_KERNELS// /}" ]; then
@@ -13,7 +14,7 @@ if [ -n "${HWOFFLOAD_GUEST_KERNELS+set}" ] && [ -z "${HWOFFLOAD_GUEST_KERNELS// 
 fi
 results=$(mktemp -d)
 tmp_tree=$(mktemp -d /tmp/hwoffload-selftest.XXXXXX)
-trap 'rm -rf "$results" "$tmp_tree" selftest-guest-wrote.tmp selftest-suite-options.tmp' EXIT
+trap 'rm -rf "$results" "$tmp_tree" selftest-guest-wrote.tmp selftest-suite-options*.tmp*' EXIT
 cases=0
 
 # expect NAME WANT_STATUS GREP_PATTERN HARNESS_ARGS...: the run's exit status and a line of its
@@ -90,6 +91,11 @@ printf '#!/bin/sh\n# test/vm/run: --qemu-virtio-crypto\n%s\n' "$virtio_selftest"
 chmod +x selftest-suite-options.tmp
 absent='logged a problem' expect "a suite's line '# test/vm/run: OPTION...' gives it those options" \
 	0 '^selftest +: passed$' -- ./selftest-suite-options.tmp
+printf '#!/bin/sh\nnproc\n' >selftest-suite-options-c.tmp
+chmod +x selftest-suite-options-c.tmp
+printf '/*\n * test/vm/run: --vcpus 2\n */\n' >selftest-suite-options-c.tmp.c
+HWOFFLOAD_VM_VCPUS=1 expect "a program's C source's line ' * test/vm/run: OPTION...' gives them" \
+	0 '^2$' -- ./selftest-suite-options-c.tmp
 expect "the time limit kills QEMU" 124 "timed out after 15 s of running time" --timeout 15 -- sleep 600
 expect "an unknown kernel line is refused" 2 "no kernel 5.4" --kernel 5.4 -- true
 
