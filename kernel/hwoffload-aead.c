@@ -5,8 +5,10 @@
  *
  *   gcm-aes-hwoffload-pio	PIO (280), for messages whose AAD and data fit the FIFO
  *   gcm-aes-hwoffload-dma	DMA only (290)
- *   gcm-aes-hwoffload		PIO up to the threshold (sysfs threshold_gcm, at most the FIFO),
- *				DMA above it (300)
+ *   gcm-aes-hwoffload		software up to the software threshold (sysfs
+ *				software_gcm_encrypt, _decrypt), PIO up to the threshold (sysfs
+ *				threshold_gcm, at most the FIFO), DMA above it (300: the module
+ *				parameter priority)
  *
  * One request is one whole message: PIO does not split one over FIFO loads, so the PIO driver
  * sends a longer message by DMA. The engine computes the tag, and on a decrypt compares it in
@@ -216,6 +218,43 @@ static int hwoffload_aead_start(struct hwoffload_dev *hw, struct aead_request *r
 	return hwoffload_aead_pio(hw, req);
 }
 
+/*
+ * The software tier's result @err for the caller's request: the kernel's GCM writes a decrypt's
+ * plaintext before it checks the tag, so a failed decrypt has its destination's data bytes
+ * zeroed, as a failed DMA decrypt has (struct hwoffload_aead_req_ctx).
+ */
+static int hwoffload_aead_software_result(struct aead_request *req, int err)
+{
+	struct hwoffload_aead_req_ctx *rctx = aead_request_ctx(req);
+
+	if (err && err != -EINPROGRESS && err != -EBUSY && rctx->decrypt)
+		sg_zero_buffer(req->dst, sg_nents(req->dst), rctx->data_len, req->assoclen);
+	return err;
+}
+
+/* The software tier's request is done, so is the caller's (-EINPROGRESS: left the backlog). */
+static void hwoffload_aead_software_done(hwoffload_done_arg arg, int err)
+{
+	struct aead_request *req = hwoffload_done_data(arg);
+
+	hwoffload_request_complete(&req->base, hwoffload_aead_software_result(req, err));
+}
+
+/* The software tier (hwoffload.h): the whole request, completed as the caller's. */
+static int hwoffload_aead_software(struct aead_request *req)
+{
+	struct hwoffload_tfm_ctx *ctx = crypto_aead_ctx(crypto_aead_reqtfm(req));
+	struct hwoffload_aead_req_ctx *rctx = aead_request_ctx(req);
+	struct aead_request *sub = &rctx->software_req;
+
+	aead_request_set_tfm(sub, ctx->software.aead);
+	aead_request_set_callback(sub, req->base.flags, hwoffload_aead_software_done, req);
+	aead_request_set_crypt(sub, req->src, req->dst, req->cryptlen, req->iv);
+	aead_request_set_ad(sub, req->assoclen);
+	return hwoffload_aead_software_result(req, rctx->decrypt ? crypto_aead_decrypt(sub)
+								 : crypto_aead_encrypt(sub));
+}
+
 static int hwoffload_aead_crypt(struct aead_request *req, bool decrypt)
 {
 	struct crypto_aead *tfm = crypto_aead_reqtfm(req);
@@ -234,12 +273,17 @@ static int hwoffload_aead_crypt(struct aead_request *req, bool decrypt)
 	if (len < req->assoclen)
 		return -EINVAL;
 	rctx->decrypt = decrypt;
-	memset(rctx->tag, 0, sizeof(rctx->tag));
-	if (decrypt)
-		sg_pcopy_to_buffer(req->src, sg_nents(req->src), rctx->tag, authsize, len);
 	hw = hwoffload_dev_get(ctx->generation);
 	if (!hw)
 		return -ENODEV;
+	if (hwoffload_choose_software(hw, path, ctx->alg, len, decrypt,
+				      HWOFFLOAD_STAT_GCM_AUTO_SOFTWARE)) {
+		hwoffload_dev_put(hw);
+		return hwoffload_aead_software(req);
+	}
+	memset(rctx->tag, 0, sizeof(rctx->tag));
+	if (decrypt)
+		sg_pcopy_to_buffer(req->src, sg_nents(req->src), rctx->tag, authsize, len);
 	rctx->req = req;
 	rctx->hw = hw;
 	if (path == HWOFFLOAD_PATH_PIO && len > HWE_FIFO_DEPTH)
@@ -292,14 +336,31 @@ static int hwoffload_aead_do_one(struct crypto_engine *engine, void *areq)
 	return 0;
 }
 
+/* As the skciphers': the engine's key, and the software tier's. */
 static int hwoffload_aead_setkey(struct crypto_aead *tfm, const u8 *key, unsigned int keylen)
 {
-	return hwoffload_aes_setkey(crypto_aead_ctx(tfm), key, keylen);
+	struct hwoffload_tfm_ctx *ctx = crypto_aead_ctx(tfm);
+	struct crypto_aead *software = ctx->software.aead;
+	int ret;
+
+	if (software) {
+		crypto_aead_clear_flags(software, CRYPTO_TFM_REQ_MASK);
+		crypto_aead_set_flags(software, crypto_aead_get_flags(tfm) & CRYPTO_TFM_REQ_MASK);
+		ret = crypto_aead_setkey(software, key, keylen);
+		if (ret)
+			return ret;
+	}
+	return hwoffload_aes_setkey(ctx, key, keylen);
 }
 
 static int hwoffload_aead_setauthsize(struct crypto_aead *tfm, unsigned int authsize)
 {
-	return crypto_gcm_check_authsize(authsize);
+	struct hwoffload_tfm_ctx *ctx = crypto_aead_ctx(tfm);
+	int ret = crypto_gcm_check_authsize(authsize);
+
+	if (!ret && ctx->software.aead)
+		ret = crypto_aead_setauthsize(ctx->software.aead, authsize);
+	return ret;
 }
 
 /* As the skciphers': runtime PM is held per transform, on an engine with GCM. */
@@ -310,13 +371,27 @@ static int hwoffload_aead_init(struct crypto_aead *tfm)
 		container_of(crypto_aead_alg(tfm), struct aead_engine_alg, base);
 	unsigned int i = alg - hwoffload_aeads;
 	const struct hwoffload_aead_info *a = &hwoffload_aead_infos[i / HWOFFLOAD_PATH_COUNT];
+	unsigned int reqsize = sizeof(struct hwoffload_aead_req_ctx);
+	struct crypto_aead *software = NULL;
+	int ret;
 
 	ctx->alg = a->alg;
 	ctx->path = i % HWOFFLOAD_PATH_COUNT;
 	ctx->hw_mode = a->hw_mode;
+	if (ctx->path == HWOFFLOAD_PATH_AUTO) {
+		software = crypto_alloc_aead(crypto_tfm_alg_name(crypto_aead_tfm(tfm)), 0,
+					     CRYPTO_ALG_NEED_FALLBACK);
+		if (IS_ERR(software))
+			return PTR_ERR(software);
+		reqsize += crypto_aead_reqsize(software);
+	}
+	ctx->software.aead = software;
 	hwoffload_engine_tfm_init(&ctx->engine, &alg->op);
-	crypto_aead_set_reqsize(tfm, sizeof(struct hwoffload_aead_req_ctx));
-	return hwoffload_tfm_attach(&ctx->generation, HWE_CAP_AES_GCM);
+	crypto_aead_set_reqsize(tfm, reqsize);
+	ret = hwoffload_tfm_attach(&ctx->generation, HWE_CAP_AES_GCM);
+	if (ret)
+		crypto_free_aead(software);
+	return ret;
 }
 
 static void hwoffload_aead_exit(struct crypto_aead *tfm)
@@ -324,6 +399,7 @@ static void hwoffload_aead_exit(struct crypto_aead *tfm)
 	struct hwoffload_tfm_ctx *ctx = crypto_aead_ctx(tfm);
 
 	memzero_explicit(ctx->key, sizeof(ctx->key));
+	crypto_free_aead(ctx->software.aead);
 	hwoffload_tfm_detach(ctx->generation);
 }
 

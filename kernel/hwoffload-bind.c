@@ -10,9 +10,9 @@
 
 const struct hwoffload_path_info hwoffload_paths[HWOFFLOAD_PATH_COUNT] = {
 	/* DMA may allocate a bounce list per request */
-	[HWOFFLOAD_PATH_AUTO] = { "auto", "", 300, 10, CRYPTO_ALG_ALLOCATES_MEMORY },
-	[HWOFFLOAD_PATH_DMA] = { "dma", "-dma", 290, 20, CRYPTO_ALG_ALLOCATES_MEMORY },
-	[HWOFFLOAD_PATH_PIO] = { "pio", "-pio", 280, 30, 0 },
+	[HWOFFLOAD_PATH_AUTO] = { "auto", "", 0, 10, CRYPTO_ALG_ALLOCATES_MEMORY },
+	[HWOFFLOAD_PATH_DMA] = { "dma", "-dma", 10, 20, CRYPTO_ALG_ALLOCATES_MEMORY },
+	[HWOFFLOAD_PATH_PIO] = { "pio", "-pio", 20, 30, 0 },
 };
 
 /* The device behind the algorithms, if any; its generation is never 0. */
@@ -167,6 +167,23 @@ int hwoffload_queue_result(struct hwoffload_dev *hw, int ret)
 void hwoffload_queue_leave(struct hwoffload_dev *hw)
 {
 	atomic_dec_return_release(&hw->queued);
+}
+
+/*
+ * Whether an AES auto driver hands a request of @len bytes to its software tier: no longer than
+ * the software threshold of its algorithm @alg and direction (sysfs; 0: none), counted in
+ * @auto_software. The PIO and DMA drivers never do.
+ */
+bool hwoffload_choose_software(struct hwoffload_dev *hw, enum hwoffload_path path,
+			       enum hwoffload_alg_id alg, unsigned int len, bool decrypt,
+			       enum hwoffload_stat auto_software)
+{
+	unsigned int software = READ_ONCE(hw->software[alg][decrypt]);
+
+	if (path != HWOFFLOAD_PATH_AUTO || !software || len > software)
+		return false;
+	hwoffload_stat_inc(hw, auto_software);
+	return true;
 }
 
 /*

@@ -4,11 +4,13 @@
  *
  *   MODE-aes-hwoffload-pio	PIO only (priority 280)
  *   MODE-aes-hwoffload-dma	DMA only (290)
- *   MODE-aes-hwoffload		PIO up to the mode's threshold, DMA above it (300)
+ *   MODE-aes-hwoffload		software up to the mode's software threshold, PIO up to its
+ *				threshold, DMA above it (300: the module parameter priority)
  *
  * Above the generic C code (100), below AES-NI (400): x86 keeps AES-NI, the engine beats the C
- * code elsewhere. The thresholds are in sysfs on the device:
- * /sys/bus/pci/devices/DEVICE/hwoffload/threshold_{ecb,cbc,ctr}, in bytes.
+ * code elsewhere. The thresholds are in sysfs on the device, in bytes:
+ * /sys/bus/pci/devices/DEVICE/hwoffload/threshold_{ecb,cbc,ctr} and
+ * software_{ecb,cbc,ctr}_{encrypt,decrypt} (hwoffload.h, "Software tier").
  *
  * A request whose caller may sleep runs in encrypt() and returns its result there when nothing
  * waits in the crypto_engine queue ("Synchronous requests" in hwoffload.h): PIO to the end, DMA
@@ -250,6 +252,27 @@ static int hwoffload_skcipher_start(struct hwoffload_dev *hw, struct skcipher_re
 	return hwoffload_cipher_pio(hw, req);
 }
 
+/* The software tier's request is done, so is the caller's (-EINPROGRESS: left the backlog). */
+static void hwoffload_skcipher_software_done(hwoffload_done_arg arg, int err)
+{
+	struct skcipher_request *req = hwoffload_done_data(arg);
+
+	hwoffload_request_complete(&req->base, err);
+}
+
+/* The software tier (hwoffload.h): the whole request, completed as the caller's. */
+static int hwoffload_skcipher_software(struct skcipher_request *req, bool decrypt)
+{
+	struct hwoffload_tfm_ctx *ctx = crypto_skcipher_ctx(crypto_skcipher_reqtfm(req));
+	struct hwoffload_req_ctx *rctx = skcipher_request_ctx(req);
+	struct skcipher_request *sub = &rctx->software_req;
+
+	skcipher_request_set_tfm(sub, ctx->software.skcipher);
+	skcipher_request_set_callback(sub, req->base.flags, hwoffload_skcipher_software_done, req);
+	skcipher_request_set_crypt(sub, req->src, req->dst, req->cryptlen, req->iv);
+	return decrypt ? crypto_skcipher_decrypt(sub) : crypto_skcipher_encrypt(sub);
+}
+
 static int hwoffload_skcipher_crypt(struct skcipher_request *req, bool decrypt)
 {
 	struct crypto_skcipher *tfm = crypto_skcipher_reqtfm(req);
@@ -267,6 +290,11 @@ static int hwoffload_skcipher_crypt(struct skcipher_request *req, bool decrypt)
 	hw = hwoffload_dev_get(ctx->generation);
 	if (!hw)
 		return -ENODEV;
+	if (hwoffload_choose_software(hw, ctx->path, ctx->alg, req->cryptlen, decrypt,
+				      HWOFFLOAD_STAT_AUTO_SOFTWARE)) {
+		hwoffload_dev_put(hw);
+		return hwoffload_skcipher_software(req, decrypt);
+	}
 	rctx->req = req;
 	rctx->hw = hw;
 	rctx->decrypt = decrypt;
@@ -334,13 +362,26 @@ int hwoffload_aes_setkey(struct hwoffload_tfm_ctx *ctx, const u8 *key, unsigned 
 	return 0;
 }
 
+/* The engine's key, and the software tier's with the caller's request flags. */
 static int hwoffload_skcipher_setkey(struct crypto_skcipher *tfm, const u8 *key,
 				     unsigned int keylen)
 {
-	return hwoffload_aes_setkey(crypto_skcipher_ctx(tfm), key, keylen);
+	struct hwoffload_tfm_ctx *ctx = crypto_skcipher_ctx(tfm);
+	struct crypto_skcipher *software = ctx->software.skcipher;
+	int ret;
+
+	if (software) {
+		crypto_skcipher_clear_flags(software, CRYPTO_TFM_REQ_MASK);
+		crypto_skcipher_set_flags(software,
+					  crypto_skcipher_get_flags(tfm) & CRYPTO_TFM_REQ_MASK);
+		ret = crypto_skcipher_setkey(software, key, keylen);
+		if (ret)
+			return ret;
+	}
+	return hwoffload_aes_setkey(ctx, key, keylen);
 }
 
-/* Runtime PM is held per transform, not per request. */
+/* Runtime PM is held per transform, not per request; the auto driver's software tier too. */
 static int hwoffload_skcipher_init(struct crypto_skcipher *tfm)
 {
 	struct hwoffload_tfm_ctx *ctx = crypto_skcipher_ctx(tfm);
@@ -348,13 +389,27 @@ static int hwoffload_skcipher_init(struct crypto_skcipher *tfm)
 		container_of(crypto_skcipher_alg(tfm), struct skcipher_engine_alg, base);
 	unsigned int i = alg - hwoffload_skciphers;
 	const struct hwoffload_mode_info *m = &hwoffload_modes[i / HWOFFLOAD_PATH_COUNT];
+	unsigned int reqsize = sizeof(struct hwoffload_req_ctx);
+	struct crypto_skcipher *software = NULL;
+	int ret;
 
 	ctx->alg = m->alg;
 	ctx->path = i % HWOFFLOAD_PATH_COUNT;
 	ctx->hw_mode = m->hw_mode;
+	if (ctx->path == HWOFFLOAD_PATH_AUTO) {
+		software = crypto_alloc_skcipher(crypto_tfm_alg_name(crypto_skcipher_tfm(tfm)), 0,
+						 CRYPTO_ALG_NEED_FALLBACK);
+		if (IS_ERR(software))
+			return PTR_ERR(software);
+		reqsize += crypto_skcipher_reqsize(software);
+	}
+	ctx->software.skcipher = software;
 	hwoffload_engine_tfm_init(&ctx->engine, &alg->op);
-	crypto_skcipher_set_reqsize(tfm, sizeof(struct hwoffload_req_ctx));
-	return hwoffload_tfm_attach(&ctx->generation, 0);
+	crypto_skcipher_set_reqsize(tfm, reqsize);
+	ret = hwoffload_tfm_attach(&ctx->generation, 0);
+	if (ret)
+		crypto_free_skcipher(software);
+	return ret;
 }
 
 static void hwoffload_skcipher_exit(struct crypto_skcipher *tfm)
@@ -362,6 +417,7 @@ static void hwoffload_skcipher_exit(struct crypto_skcipher *tfm)
 	struct hwoffload_tfm_ctx *ctx = crypto_skcipher_ctx(tfm);
 
 	memzero_explicit(ctx->key, sizeof(ctx->key));
+	crypto_free_skcipher(ctx->software.skcipher);
 	hwoffload_tfm_detach(ctx->generation);
 }
 
@@ -375,8 +431,8 @@ void hwoffload_aes_alg_base_init(struct crypto_alg *base, const char *mode,
 	snprintf(base->cra_name, sizeof(base->cra_name), "%s(aes)", mode);
 	snprintf(base->cra_driver_name, sizeof(base->cra_driver_name), "%s-aes-hwoffload%s", mode,
 		 p->suffix);
-	base->cra_priority = p->priority;
-	base->cra_flags = CRYPTO_ALG_ASYNC | CRYPTO_ALG_KERN_DRIVER_ONLY | p->flags;
+	base->cra_priority = max(hwoffload_priority - p->below_auto, 0);
+	base->cra_flags = HWOFFLOAD_ALG_FLAGS | p->flags;
 	base->cra_blocksize = blocksize;
 	base->cra_ctxsize = ctxsize;
 	base->cra_module = THIS_MODULE;

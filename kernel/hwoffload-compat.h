@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: GPL-2.0-only */
 /*
- * The one place where the crypto_engine API change of Linux 6.6 shows.
+ * The one place where the kernel API changes since 6.1 show: crypto_engine's of Linux 6.6,
+ * the completion callback's of 6.3 (hwoffload_done_arg) and 6.12's unaligned accessors.
  *
  * 6.6 moved do_one_request from a struct crypto_engine_ctx at the start of every tfm context
  * into the algorithm (struct skcipher_engine_alg / ahash_engine_alg / aead_engine_alg,
@@ -29,6 +30,37 @@
  */
 #ifndef HASH_MAX_STATESIZE
 #define HASH_MAX_STATESIZE	512
+#endif
+
+/*
+ * Completion callbacks: 6.3 passes one its request's data, 6.1 the request, whose data it is.
+ * A callback takes a hwoffload_done_arg and finds its data with hwoffload_done_data();
+ * hwoffload_request_complete() completes a request as 6.3's crypto_request_complete().
+ */
+#if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 3, 0)
+typedef void *hwoffload_done_arg;
+
+static inline void *hwoffload_done_data(hwoffload_done_arg arg)
+{
+	return arg;
+}
+
+static inline void hwoffload_request_complete(struct crypto_async_request *base, int err)
+{
+	base->complete(base->data, err);
+}
+#else
+typedef struct crypto_async_request *hwoffload_done_arg;
+
+static inline void *hwoffload_done_data(hwoffload_done_arg arg)
+{
+	return arg->data;
+}
+
+static inline void hwoffload_request_complete(struct crypto_async_request *base, int err)
+{
+	base->complete(base, err);
+}
 #endif
 
 #if LINUX_VERSION_CODE >= KERNEL_VERSION(6, 6, 0)

@@ -21,6 +21,17 @@ unsigned int hwoffload_timeout_ms = 2000;
 module_param_named(timeout_ms, hwoffload_timeout_ms, uint, 0644);
 MODULE_PARM_DESC(timeout_ms, "time limit of every wait on the engine: PIO, DMA, reset (ms)");
 
+/*
+ * The AES auto drivers' priority, read when the algorithms register (the first engine bound).
+ * It decides for every kernel user that asks for the algorithm by name (kernel TLS, IPsec,
+ * dm-crypt), not for AF_ALG users alone: the default sits above the kernel's C code (100-170)
+ * and below AES-NI's drivers (400 and more), so that a CPU with AES instructions keeps them.
+ * doc/driver.md, "Priority".
+ */
+int hwoffload_priority = 300;
+module_param_named(priority, hwoffload_priority, int, 0444);
+MODULE_PARM_DESC(priority, "AES auto drivers' priority; DMA, PIO drivers' 10, 20 below (300)");
+
 #define HWOFFLOAD_RESET_POLL_US		10
 
 static int hwoffload_identify(struct hwoffload_dev *hw)

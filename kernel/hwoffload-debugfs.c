@@ -8,7 +8,10 @@
  *			succeeded; gcm_tag_mismatches: decrypts refused by their tag, which
  *			are not errors); errors, timeouts, bounces, descriptors, interrupts
  *			and chains count every kind. pio_sync and dma_sync count the
- *			requests, AES and hash, run in their caller. hash_buffered counts
+ *			requests, AES and hash, run in their caller. auto_software,
+ *			auto_pio and auto_dma (gcm_auto_*, hash_auto_* likewise) count where
+ *			the auto drivers sent their requests: software is their software
+ *			tier (hwoffload.h), by its threshold. hash_buffered counts
  *			the updates kept whole in the request (less than a block: the engine
  *			never sees them alone). dma_chains counts completion passes that
  *			finished requests, dma_chained_requests the requests they finished,

@@ -574,7 +574,7 @@ static void hwoffload_hash_alg_init(struct ahash_engine_alg *alg,
 			 h->name, p->suffix);
 	}
 	base->cra_priority = max(h->generic_priority - p->below_generic, 0);
-	base->cra_flags = CRYPTO_ALG_ASYNC | CRYPTO_ALG_KERN_DRIVER_ONLY | p->flags;
+	base->cra_flags = HWOFFLOAD_ALG_FLAGS | p->flags;
 	base->cra_blocksize = h->blocksize;
 	base->cra_ctxsize = sizeof(struct hwoffload_hash_tfm_ctx);
 	base->cra_module = THIS_MODULE;

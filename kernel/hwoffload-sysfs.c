@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: GPL-2.0-only
 /*
- * hwoffload sysfs, in /sys/bus/pci/devices/DEVICE/hwoffload/: threshold_NAME for every row of
- * HWOFFLOAD_ALGS(), in bytes, the largest request the auto driver sends by PIO (for a hash, the
- * bytes one engine request hashes: buffered ones included; for an AEAD, AAD and data).
+ * hwoffload sysfs, in /sys/bus/pci/devices/DEVICE/hwoffload/, in bytes, for the auto drivers:
+ *
+ *   threshold_NAME	every row of HWOFFLOAD_ALGS(): the largest request sent by PIO, larger
+ *			ones by DMA (for a hash, the bytes one engine request hashes: buffered
+ *			ones included; for an AEAD, AAD and data)
+ *   software_NAME_encrypt, software_NAME_decrypt
+ *			the AES rows: the largest request handed to the software tier (hwoffload.h,
+ *			"Software tier"), measured as threshold_NAME; 0 (the default): none
  */
 #include <linux/device.h>
 #include <linux/sysfs.h>
@@ -11,56 +16,72 @@
 
 struct hwoffload_threshold_attr {
 	struct device_attribute attr;
-	enum hwoffload_alg_id alg;
+	size_t offset;			/* of its value in struct hwoffload_dev */
 	unsigned int max;
 };
 
-static const struct hwoffload_threshold_attr *hwoffload_threshold_of(struct device_attribute *attr)
+static unsigned int *hwoffload_threshold_of(struct device *dev, struct device_attribute *attr)
 {
-	return container_of(attr, struct hwoffload_threshold_attr, attr);
+	const struct hwoffload_threshold_attr *t =
+		container_of(attr, struct hwoffload_threshold_attr, attr);
+
+	return (unsigned int *)((char *)dev_get_drvdata(dev) + t->offset);
 }
 
 static ssize_t hwoffload_threshold_show(struct device *dev, struct device_attribute *attr,
 					char *buf)
 {
-	struct hwoffload_dev *hw = dev_get_drvdata(dev);
-
-	return sysfs_emit(buf, "%u\n", READ_ONCE(hw->threshold[hwoffload_threshold_of(attr)->alg]));
+	return sysfs_emit(buf, "%u\n", READ_ONCE(*hwoffload_threshold_of(dev, attr)));
 }
 
 static ssize_t hwoffload_threshold_store(struct device *dev, struct device_attribute *attr,
 					 const char *buf, size_t count)
 {
-	const struct hwoffload_threshold_attr *t = hwoffload_threshold_of(attr);
-	struct hwoffload_dev *hw = dev_get_drvdata(dev);
 	unsigned int val;
 	int ret = kstrtouint(buf, 0, &val);
 
 	if (ret)
 		return ret;
-	if (val > t->max)
+	if (val > container_of(attr, struct hwoffload_threshold_attr, attr)->max)
 		return -EINVAL;
-	WRITE_ONCE(hw->threshold[t->alg], val);
+	WRITE_ONCE(*hwoffload_threshold_of(dev, attr), val);
 	return count;
 }
 
-#define HWOFFLOAD_THRESHOLD_ATTR(name, max_len)						\
-	static struct hwoffload_threshold_attr hwoffload_attr_threshold_##name = {	\
-		__ATTR(threshold_##name, 0644, hwoffload_threshold_show,		\
+#define HWOFFLOAD_THRESHOLD_ATTR(attr_name, field, max_len)				\
+	static struct hwoffload_threshold_attr hwoffload_attr_##attr_name = {		\
+		__ATTR(attr_name, 0644, hwoffload_threshold_show,			\
 		       hwoffload_threshold_store),					\
-		HWOFFLOAD_ALG_##name, max_len						\
+		offsetof(struct hwoffload_dev, field), max_len				\
 	};
-#define HWOFFLOAD_THRESHOLD_ANY(name, ...)	HWOFFLOAD_THRESHOLD_ATTR(name, UINT_MAX)
+#define HWOFFLOAD_SOFTWARE_ATTRS(name)							\
+	HWOFFLOAD_THRESHOLD_ATTR(software_##name##_encrypt,				\
+				 software[HWOFFLOAD_ALG_##name][0], UINT_MAX)		\
+	HWOFFLOAD_THRESHOLD_ATTR(software_##name##_decrypt,				\
+				 software[HWOFFLOAD_ALG_##name][1], UINT_MAX)
+#define HWOFFLOAD_THRESHOLD_ANY(name, ...)						\
+	HWOFFLOAD_THRESHOLD_ATTR(threshold_##name, threshold[HWOFFLOAD_ALG_##name], UINT_MAX)
+#define HWOFFLOAD_THRESHOLD_SKCIPHER(name, ...)						\
+	HWOFFLOAD_THRESHOLD_ANY(name)							\
+	HWOFFLOAD_SOFTWARE_ATTRS(name)
 /* PIO does not split an AEAD message: the auto driver sends only those that fit the FIFO */
-#define HWOFFLOAD_THRESHOLD_FIFO(name, ...)	HWOFFLOAD_THRESHOLD_ATTR(name, HWE_FIFO_DEPTH)
+#define HWOFFLOAD_THRESHOLD_AEAD(name, ...)						\
+	HWOFFLOAD_THRESHOLD_ATTR(threshold_##name, threshold[HWOFFLOAD_ALG_##name],	\
+				 HWE_FIFO_DEPTH)					\
+	HWOFFLOAD_SOFTWARE_ATTRS(name)
 
-HWOFFLOAD_ALGS(HWOFFLOAD_THRESHOLD_ANY, HWOFFLOAD_THRESHOLD_ANY, HWOFFLOAD_THRESHOLD_FIFO)
+HWOFFLOAD_ALGS(HWOFFLOAD_THRESHOLD_SKCIPHER, HWOFFLOAD_THRESHOLD_ANY, HWOFFLOAD_THRESHOLD_AEAD)
 
-#define HWOFFLOAD_THRESHOLD_ENTRY(name, ...)	&hwoffload_attr_threshold_##name.attr.attr,
+#define HWOFFLOAD_ATTR_ENTRY(attr_name)	&hwoffload_attr_##attr_name.attr.attr,
+#define HWOFFLOAD_THRESHOLD_ENTRY(name, ...)	HWOFFLOAD_ATTR_ENTRY(threshold_##name)
+#define HWOFFLOAD_THRESHOLD_AES_ENTRIES(name, ...)					\
+	HWOFFLOAD_ATTR_ENTRY(threshold_##name)						\
+	HWOFFLOAD_ATTR_ENTRY(software_##name##_encrypt)					\
+	HWOFFLOAD_ATTR_ENTRY(software_##name##_decrypt)
 
 static struct attribute *hwoffload_attrs[] = {
-	HWOFFLOAD_ALGS(HWOFFLOAD_THRESHOLD_ENTRY, HWOFFLOAD_THRESHOLD_ENTRY,
-		       HWOFFLOAD_THRESHOLD_ENTRY)
+	HWOFFLOAD_ALGS(HWOFFLOAD_THRESHOLD_AES_ENTRIES, HWOFFLOAD_THRESHOLD_ENTRY,
+		       HWOFFLOAD_THRESHOLD_AES_ENTRIES)
 	NULL
 };
 

@@ -30,18 +30,18 @@
  * on the engine finish (or time out and fail); it waits for the count of requests in flight
  * to drop to zero before the crypto_engine, interrupt and device are freed.
  *
- * Synchronous requests: a request whose caller may sleep (CRYPTO_TFM_REQ_MAY_SLEEP, as AF_ALG's)
- * runs in encrypt() or the hash's update/final, which returns its result, when no request
- * handed to crypto_engine waits to start (hwoffload_run_sync): this saves the hand-off to the
- * crypto_engine thread and the caller's wake-up by crypto_engine. PIO runs to the end there.
- * DMA is mapped and published there, and the caller sleeps until the interrupt thread (or the
- * timeout work) completes it (hwoffload_dma_wait): polling CUR first was measured no faster
- * (doc/measurements.md). DMA goes so only for a caller that waits for the result anyway
- * (crypto_req_done, as AF_ALG's recvmsg without AIO): an AIO batch still goes through
- * crypto_engine, so its requests chain into one walk. A synchronous request
- * holds the device as a queued request does, fails with -ENODEV the same way once the unbind
- * has begun, and waits for hw_lock as the crypto_engine thread would. Other requests go through
- * crypto_engine, so requests still start in the order they came.
+ * Software tier (doc/driver.md): the AES auto drivers hand a request no longer than their
+ * software threshold (sysfs) to the kernel's best implementation that is no driver of ours
+ * (all are CRYPTO_ALG_NEED_FALLBACK, which its lookup masks out, templates over ours included),
+ * holding the device for the decision only. It completes through a callback of ours, never the
+ * caller's on our request: 6.1 hands a callback its request, which kTLS takes for its own.
+ *
+ * Synchronous requests (doc/driver.md, "PIO and DMA"): a request whose caller may sleep runs in
+ * encrypt() or the hash's update/final when no request handed to crypto_engine waits to start
+ * (hwoffload_run_sync), saving the hand-off and the wake-up: PIO to the end, DMA published and
+ * waited for (hwoffload_dma_wait; polling CUR was no faster), the latter only for a caller that
+ * waits anyway (crypto_req_done: an AIO batch goes through crypto_engine and chains). It holds
+ * the device, fails with -ENODEV and takes hw_lock as a queued request does.
  */
 #ifndef HWOFFLOAD_H
 #define HWOFFLOAD_H
@@ -105,6 +105,10 @@
 	HASH(sha512, HWE_HASH_SHA512, SHA512_DIGEST_SIZE, SHA512_BLOCK_SIZE, 100, 8, 8, false) \
 	AEAD(gcm, HWE_MODE_GCM, GCM_AES_IV_SIZE)
 
+/* Every driver's, with its path's: crypto_engine, hardware, never a software tier (above). */
+#define HWOFFLOAD_ALG_FLAGS \
+	(CRYPTO_ALG_ASYNC | CRYPTO_ALG_KERN_DRIVER_ONLY | CRYPTO_ALG_NEED_FALLBACK)
+
 /* For the rows a use of HWOFFLOAD_ALGS() leaves out. */
 #define HWOFFLOAD_ALG_NONE(name, ...)
 
@@ -127,7 +131,7 @@ enum hwoffload_path {
 struct hwoffload_path_info {
 	const char *name;		/* in debugfs "requests" */
 	const char *suffix;		/* of the driver names */
-	int priority;			/* AES drivers' */
+	int below_auto;			/* AES drivers': below hwoffload_priority */
 	int below_generic;		/* hash drivers': below the kernel's generic C driver */
 	u32 flags;
 };
@@ -162,6 +166,7 @@ extern const struct hwoffload_path_info hwoffload_paths[HWOFFLOAD_PATH_COUNT];
 	X(DMA_CHAIN_MAX, "dma_chain_max")						\
 	X(DMA_LATE_COMPLETIONS, "dma_late_completions")					\
 	X(DMA_SYNC, "dma_sync")								\
+	X(AUTO_SOFTWARE, "auto_software")						\
 	X(AUTO_PIO, "auto_pio")								\
 	X(AUTO_DMA, "auto_dma")								\
 	X(HASH_PIO_REQUESTS, "hash_pio_requests")					\
@@ -175,6 +180,7 @@ extern const struct hwoffload_path_info hwoffload_paths[HWOFFLOAD_PATH_COUNT];
 	X(GCM_PIO_BYTES, "gcm_pio_bytes")						\
 	X(GCM_DMA_REQUESTS, "gcm_dma_requests")						\
 	X(GCM_DMA_BYTES, "gcm_dma_bytes")						\
+	X(GCM_AUTO_SOFTWARE, "gcm_auto_software")					\
 	X(GCM_AUTO_PIO, "gcm_auto_pio")							\
 	X(GCM_AUTO_DMA, "gcm_auto_dma")							\
 	X(GCM_TAG_MISMATCHES, "gcm_tag_mismatches")					\
@@ -331,6 +337,8 @@ struct hwoffload_dev {
 	bool dma_chain;			/* publish while the ring is busy; debugfs "chain" */
 	struct delayed_work timeout_work;
 	unsigned int threshold[HWOFFLOAD_ALG_COUNT];	/* hwoffload-sysfs.c */
+	/* the AES auto drivers' software tier, [row][decrypt] (hwoffload-sysfs.c) */
+	unsigned int software[HWOFFLOAD_ALG_COUNT][2];
 	/* binding (hwoffload-bind.c) */
 	unsigned long generation;	/* this binding's; the transforms attached keep it */
 	unsigned int sessions;		/* transforms attached, each a runtime PM reference */
@@ -360,8 +368,13 @@ struct hwoffload_alg_type {
 struct hwoffload_tfm_ctx {
 	struct hwoffload_engine_tfm_ctx engine;	/* first: see hwoffload-compat.h */
 	unsigned long generation;	/* of the device attached to (hwoffload_tfm_attach) */
-	enum hwoffload_alg_id alg;	/* its row: the auto driver's threshold */
+	enum hwoffload_alg_id alg;	/* its row: the auto driver's thresholds */
 	enum hwoffload_path path;
+	/* the auto driver's software tier ("Software tier" above); NULL on the others */
+	union {
+		struct crypto_skcipher *skcipher;
+		struct crypto_aead *aead;
+	} software;
 	u32 hw_mode;
 	unsigned int keylen;
 	u8 key[AES_MAX_KEY_SIZE];
@@ -379,6 +392,8 @@ struct hwoffload_req_ctx {
 	unsigned int tail_len;		/* CTR bytes after bufs.len, in the slot's tail */
 	u8 iv_out[AES_BLOCK_SIZE];
 	u8 tail[AES_BLOCK_SIZE];
+	/* the software tier's request; last: its context follows */
+	struct skcipher_request software_req;
 };
 
 /*
@@ -404,6 +419,8 @@ struct hwoffload_aead_req_ctx {
 	/* DMA only, from submission to completion */
 	struct hwoffload_dma_req dma;
 	struct hwoffload_dma_bufs bufs;
+	/* the software tier's request; last: its context follows */
+	struct aead_request software_req;
 };
 
 /* A HASH() row of HWOFFLOAD_ALGS(). */
@@ -464,6 +481,7 @@ struct hwoffload_hash_req_ctx {
 };
 
 extern unsigned int hwoffload_timeout_ms;
+extern int hwoffload_priority;
 
 /*
  * BAR2 is ordinary shared memory to the CPU: single-copy loads and stores of little-endian
@@ -576,6 +594,9 @@ int hwoffload_tfm_attach(unsigned long *generation, u32 caps);
 void hwoffload_tfm_detach(unsigned long generation);
 struct hwoffload_dev *hwoffload_dev_get(unsigned long generation);
 void hwoffload_dev_put(struct hwoffload_dev *hw);
+bool hwoffload_choose_software(struct hwoffload_dev *hw, enum hwoffload_path path,
+			       enum hwoffload_alg_id alg, unsigned int len, bool decrypt,
+			       enum hwoffload_stat auto_software);
 enum hwoffload_path hwoffload_choose_path(struct hwoffload_dev *hw, enum hwoffload_path path,
 					  enum hwoffload_alg_id alg, unsigned int len,
 					  enum hwoffload_stat auto_pio,

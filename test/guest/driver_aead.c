@@ -10,9 +10,11 @@
  * bit gives EBADMSG with no plaintext in the output (empty messages are encrypted only: AF_ALG
  * runs no request for an empty output). Then the debugfs statistics show each path
  * ran (PIO, DMA zero-copy and bounced, the auto threshold, tag mismatches counted apart from
- * errors), every injected engine fault fails a GCM request with an error, never wrong bytes,
- * after which the driver serves again, and the kernel's rfc4106 template over the driver
- * (IPsec's form) passes its self-test and equals OpenSSL.
+ * errors, the auto driver's software tier by direction), every injected engine fault fails a
+ * GCM request with an error, never wrong bytes, after which the driver serves again, the
+ * kernel's rfc4106 template over the driver (IPsec's form) passes its self-test and equals
+ * OpenSSL, and the kernel's gcm(aes) self-tests (tcrypt) pass on the auto driver with its
+ * software tier in force.
  *
  * ITERATIONS cases per driver; HWOFFLOAD_TEST_LONG=1 runs ten times as many. Runs in the guest
  * as root, from the build tree, with the module loaded (test/vm/run).
@@ -365,7 +367,7 @@ static void random_layout(struct test_rng *rng, int iteration, struct layout *l)
 	l->out_pieces = test_rng_range(rng, 1, MAX_PIECES);
 }
 
-START_TEST(selftests_passed)
+static void check_gcm_selftests(void)
 {
 	const char *names[PATHS];
 	char buf[PATHS][64];
@@ -376,6 +378,11 @@ START_TEST(selftests_passed)
 		names[i] = buf[i];
 	}
 	check_selftests_passed(names, PATHS);
+}
+
+START_TEST(selftests_passed)
+{
+	check_gcm_selftests();
 }
 END_TEST
 
@@ -506,8 +513,8 @@ static void run_checked(enum path path, size_t aad, size_t data, size_t out_off)
 START_TEST(paths_by_statistics)
 {
 	long long pio, dma, zero_copy, bounces, mismatches, engine_mismatches, pio_errors,
-		dma_errors, auto_pio, auto_dma, saved;
-	char threshold[128], path[512];
+		dma_errors, auto_pio, auto_dma, auto_software, saved;
+	char threshold[128], path[512], software[2][128];
 	FILE *f;
 
 	raise_socket_limits();
@@ -573,6 +580,70 @@ START_TEST(paths_by_statistics)
 	ck_assert_msg(fclose(f) != 0, "%s took 4097: PIO cannot carry such a message", path);
 	write_number(threshold, saved);
 	ck_assert_int_eq(read_number(threshold), saved);
+
+	/*
+	 * auto: its software tier up to the software threshold of each direction (AAD and data, as
+	 * the threshold), any length; the forged tags are refused there too, and the engine sees
+	 * nothing of those messages. Each check is an encrypt and two decrypts.
+	 */
+	snprintf(software[0], sizeof(software[0]), "%sgcm_encrypt", SYSFS_SOFTWARE);
+	snprintf(software[1], sizeof(software[1]), "%sgcm_decrypt", SYSFS_SOFTWARE);
+	ck_assert_int_eq(read_number(software[0]), 0);
+	ck_assert_int_eq(read_number(software[1]), 0);
+	write_number(software[0], 256);
+	write_number(software[1], 256);
+	auto_software = stat_value("gcm_auto_software");
+	pio = stat_value("gcm_pio_requests");
+	dma = stat_value("gcm_dma_requests");
+	mismatches = stat_value("gcm_tag_mismatches");
+	run_checked(AUTO, 16, 240, 0);
+	ck_assert_stat_grew("gcm_auto_software", auto_software, RUNS / 2 * 3);
+	ck_assert_stat_same("gcm_pio_requests", pio);
+	ck_assert_stat_same("gcm_dma_requests", dma);
+	ck_assert_stat_same("gcm_tag_mismatches", mismatches);
+	/* the encrypts alone; then beyond the FIFO, where PIO cannot go */
+	write_number(software[1], 0);
+	auto_software = stat_value("gcm_auto_software");
+	auto_pio = stat_value("gcm_auto_pio");
+	run_checked(AUTO, 16, 240, 0);
+	ck_assert_int_eq(stat_value("gcm_auto_software") - auto_software, RUNS / 2);
+	ck_assert_int_eq(stat_value("gcm_auto_pio") - auto_pio, RUNS);
+	write_number(software[0], 64 * 1024 + 16);
+	write_number(software[1], 64 * 1024 + 16);
+	auto_software = stat_value("gcm_auto_software");
+	dma = stat_value("gcm_dma_requests");
+	run_checked(AUTO, 16, 64 * 1024, 3);
+	ck_assert_stat_grew("gcm_auto_software", auto_software, RUNS / 2 * 3);
+	ck_assert_stat_same("gcm_dma_requests", dma);
+	write_number(software[0], 0);
+	write_number(software[1], 0);
+}
+END_TEST
+
+/*
+ * The kernel's self-tests (tcrypt mode 35: testmgr's gcm(aes) vectors on the highest priority
+ * driver) on the auto driver with its software tier in force, as driver_aes's
+ * tcrypt_software_tier does for the skciphers.
+ */
+START_TEST(tcrypt_software_tier)
+{
+	long long auto_software, auto_pio;
+	char path[256];
+
+	reload_module("priority=1000");
+	check_gcm_selftests();
+	snprintf(path, sizeof(path), "%sgcm_encrypt", SYSFS_SOFTWARE);
+	write_number(path, 64);
+	snprintf(path, sizeof(path), "%sgcm_decrypt", SYSFS_SOFTWARE);
+	write_number(path, 64);
+	auto_software = stat_value("gcm_auto_software");
+	auto_pio = stat_value("gcm_auto_pio");
+	run_tcrypt(35);
+	/* its vectors went through both tiers of the auto driver */
+	ck_assert_stat_grew("gcm_auto_software", auto_software, 1);
+	ck_assert_stat_grew("gcm_auto_pio", auto_pio, 1);
+	reload_module("");
+	check_gcm_selftests();
 }
 END_TEST
 
@@ -665,6 +736,7 @@ int main(void)
 	tcase_add_test(tc, paths_by_statistics);
 	tcase_add_test(tc, rfc4106_template);
 	tcase_add_loop_test(tc, injected_faults, 0, FAULT_CASES);
+	tcase_add_test(tc, tcrypt_software_tier);
 	suite_add_tcase(s, tc);
 	return test_run_suite(s);
 }

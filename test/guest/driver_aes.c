@@ -5,9 +5,10 @@
  * driver name and compared with the kernel's generic C implementation: random keys (128, 192,
  * 256 bits), lengths up to 256 KiB, one shot or split over several sendmsg calls with MSG_MORE
  * (which also chains the IV from one request to the next), in place and out of place, aligned
- * and misaligned user buffers. The driver's debugfs statistics show that each path really ran;
- * then 16 threads at once, runtime PM, every injected engine fault, kcapi-enc, and module unload
- * and reload.
+ * and misaligned user buffers. The driver's debugfs statistics show that each path really ran
+ * (the auto drivers' software tier by direction too); then 16 threads at once, runtime PM, every
+ * injected engine fault, kcapi-enc, module unload and reload, and the kernel's AES self-tests
+ * (tcrypt) on the auto drivers with their software tier in force.
  *
  * Runs in the guest as root, from the build tree, with the module loaded (test/vm/run).
  */
@@ -19,7 +20,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/utsname.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -304,9 +304,9 @@ static void run_checked(int mode, enum path path, size_t len, size_t out_off)
 /* The statistics prove which path each driver takes. */
 START_TEST(paths_by_statistics)
 {
-	char threshold[128];
+	char threshold[128], software[2][128];
 	long long pio, pio_sync, dma, dma_sync, zero_copy, bounces, tails, auto_pio, auto_dma,
-		saved;
+		auto_software, saved;
 
 	/*
 	 * -pio: PIO counters grow, DMA ones do not; AF_ALG's requests may sleep and nothing else
@@ -373,6 +373,71 @@ START_TEST(paths_by_statistics)
 	ck_assert_stat_grew("auto_pio", auto_pio, RUNS);
 	write_number(threshold, saved);
 	ck_assert_int_eq(read_number(threshold), saved);
+
+	/*
+	 * auto: its software tier up to the software threshold of each direction; each check is an
+	 * encryption and a decryption, so with the encrypt one alone half go to software, half by
+	 * PIO, and the engine sees only the latter
+	 */
+	snprintf(software[0], sizeof(software[0]), "%s%s_encrypt", SYSFS_SOFTWARE, modes[_i].name);
+	snprintf(software[1], sizeof(software[1]), "%s%s_decrypt", SYSFS_SOFTWARE, modes[_i].name);
+	ck_assert_int_eq(read_number(software[0]), 0);
+	ck_assert_int_eq(read_number(software[1]), 0);
+	write_number(software[0], 512);
+	auto_software = stat_value("auto_software");
+	auto_pio = stat_value("auto_pio");
+	pio = stat_value("pio_requests");
+	run_checked(_i, AUTO, 512, 0);
+	ck_assert_stat_grew("auto_software", auto_software, RUNS / 2);
+	ck_assert_stat_grew("auto_pio", auto_pio, RUNS / 2);
+	ck_assert_int_eq(stat_value("auto_software") - auto_software,
+			 stat_value("auto_pio") - auto_pio);
+	ck_assert_int_eq(stat_value("pio_requests") - pio, stat_value("auto_pio") - auto_pio);
+	/* both directions: the engine sees none; one byte-block more, it sees them all */
+	write_number(software[1], 512);
+	auto_software = stat_value("auto_software");
+	pio = stat_value("pio_requests");
+	dma = stat_value("dma_requests");
+	run_checked(_i, AUTO, 512, 3);
+	ck_assert_stat_grew("auto_software", auto_software, RUNS);
+	ck_assert_stat_same("pio_requests", pio);
+	ck_assert_stat_same("dma_requests", dma);
+	auto_software = stat_value("auto_software");
+	run_checked(_i, AUTO, 528, 0);
+	ck_assert_stat_same("auto_software", auto_software);
+	write_number(software[0], 0);
+	write_number(software[1], 0);
+}
+END_TEST
+
+/*
+ * The kernel's own self-tests (tcrypt: testmgr's vectors on the highest priority ecb, cbc and
+ * ctr(aes), and the templates over them) on the auto drivers with their software tier in force:
+ * the module again, ranked above AES-NI (priority), and vectors of up to 64 bytes to software.
+ * A wrong result is a "alg: skcipher: ... failed" line, which fails the guest run.
+ */
+START_TEST(tcrypt_software_tier)
+{
+	long long auto_software, auto_pio;
+	char path[256];
+	int mode, dir;
+
+	reload_module("priority=1000");
+	check_aes_selftests();
+	for (mode = 0; mode < MODES; mode++)
+		for (dir = 0; dir < 2; dir++) {
+			snprintf(path, sizeof(path), "%s%s_%s", SYSFS_SOFTWARE, modes[mode].name,
+				 dir ? "decrypt" : "encrypt");
+			write_number(path, 64);
+		}
+	auto_software = stat_value("auto_software");
+	auto_pio = stat_value("auto_pio");
+	run_tcrypt(10);
+	/* its vectors went through both tiers of the auto drivers */
+	ck_assert_stat_grew("auto_software", auto_software, 1);
+	ck_assert_stat_grew("auto_pio", auto_pio, 1);
+	reload_module("");
+	check_aes_selftests();
 }
 END_TEST
 
@@ -492,14 +557,10 @@ END_TEST
 /* Unload and reload the module (no transform may be open): it comes back working. */
 START_TEST(reload)
 {
-	struct utsname u;
-	char cmd[512];
 	int i, mode;
 
-	ck_assert_int_eq(uname(&u), 0);
-	snprintf(cmd, sizeof(cmd), "rmmod hwoffload && insmod kernel/%s/hwoffload.ko", u.release);
 	for (i = 0; i < 2; i++) {
-		ck_assert_msg(system(cmd) == 0, "%s failed", cmd);
+		reload_module("");
 		check_aes_selftests();
 		for (mode = 0; mode < MODES; mode++) {
 			run_checked(mode, PIO, 4096, 0);
@@ -665,6 +726,7 @@ int main(void)
 	tcase_add_loop_test(tc, injected_faults, 0, FAULT_CASES);
 	tcase_add_loop_test(tc, kcapi_enc_tool, 0, DRIVERS);
 	tcase_add_test(tc, reload);
+	tcase_add_test(tc, tcrypt_software_tier);
 	suite_add_tcase(s, tc);
 	return test_run_suite(s);
 }

@@ -11,6 +11,7 @@
 
 #include <linux/if_alg.h>
 #include <sys/socket.h>
+#include <sys/utsname.h>
 
 #include "test/guest/driverutil.h"
 
@@ -201,6 +202,28 @@ void run_threads(int count, void *(*main)(void *result))
 		ck_assert_msg(!results[i].failed, "thread %d: %s", i, results[i].err);
 	free(results);
 	free(tids);
+}
+
+void reload_module(const char *args)
+{
+	struct utsname u;
+	char cmd[512];
+
+	ck_assert_int_eq(uname(&u), 0);
+	snprintf(cmd, sizeof(cmd), "rmmod hwoffload && insmod kernel/%s/hwoffload.ko %s", u.release,
+		 args);
+	ck_assert_msg(system(cmd) == 0, "%s failed", cmd);
+}
+
+void run_tcrypt(int mode)
+{
+	char cmd[64];
+
+	/* tcrypt never stays loaded: its status is an error whatever the tests said */
+	snprintf(cmd, sizeof(cmd), "modprobe tcrypt mode=%d 2>/dev/null", mode);
+	ck_assert_int_ne(system(cmd), -1);
+	ck_assert_msg(system("dmesg | grep 'tcrypt: one or more tests failed'") != 0,
+		      "tcrypt mode=%d failed (dmesg)", mode);
 }
 
 void write_file(const char *path, const void *data, size_t len)

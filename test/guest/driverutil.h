@@ -13,6 +13,8 @@
 #define STATS		"/sys/kernel/debug/hwoffload/*/stats"
 #define DEBUGFS_KNOB	"/sys/kernel/debug/hwoffload/*/"
 #define SYSFS_THRESHOLD "/sys/bus/pci/drivers/hwoffload/*/hwoffload/threshold_"
+/* the AES auto drivers' software tier: SYSFS_SOFTWARE "cbc_encrypt" */
+#define SYSFS_SOFTWARE	"/sys/bus/pci/drivers/hwoffload/*/hwoffload/software_"
 #define TIMEOUT_PARAM	"/sys/module/hwoffload/parameters/timeout_ms"
 
 /* The one file matching a pattern (one engine in the guest). */
@@ -30,6 +32,13 @@ void check_selftests_passed(const char *const *names, int count);
 #define MODULE_DRIVERS_MAX 64
 void check_module_selftests_passed(void);
 void write_file(const char *path, const void *data, size_t len);
+/* Unload the module and load it again from the build tree, with the module parameters @args. */
+void reload_module(const char *args);
+/*
+ * The kernel's self-tests of tcrypt's @mode (testmgr's vectors on the highest priority drivers):
+ * none failed (a wrong result's "alg: ... failed" line also fails the guest run).
+ */
+void run_tcrypt(int mode);
 /*
  * The AF_ALG transform socket of driver @name of @type ("skcipher", "hash"), keyed with @key
  * when not NULL: >= 0, or -errno of socket, bind or setkey.
