@@ -116,18 +116,29 @@ static void print_implementations(const struct hwoff_discovery *d, bool af_alg)
 	for (size_t a = 0; a < HWOFF_ALG_COUNT; a++) {
 		const char *kernel_name = hwoff_algs[a].kernel_name;
 		const struct hwoff_impl *offload = hwoff_discovery_offload_for(d, kernel_name);
+		const struct hwoff_impl *picked = NULL;
 		size_t count = 0;
 
 		if (first_alg_of(kernel_name) != &hwoff_algs[a])
 			continue;
-		for (size_t i = 0; i < d->count; i++)
-			count += strcmp(d->impls[i].name, kernel_name) == 0;
+		/*
+		 * What a kernel user asking by name (kernel TLS, IPsec, dm-crypt) gets: the highest
+		 * priority of those registered; only when none is does the kernel build one from
+		 * its templates ("template").
+		 */
+		for (size_t i = 0; i < d->count; i++) {
+			if (strcmp(d->impls[i].name, kernel_name) != 0)
+				continue;
+			count++;
+			if (!picked || d->impls[i].priority > picked->priority)
+				picked = &d->impls[i];
+		}
 		printf("kernel-algorithm: %s serves=%s", kernel_name, hwoff_algs[a].name);
 		for (size_t b = a + 1; b < HWOFF_ALG_COUNT; b++)
 			if (strcmp(hwoff_algs[b].kernel_name, kernel_name) == 0)
 				printf(",%s", hwoff_algs[b].name);
-		printf(" implementations=%zu offload=%s\n", count,
-		       offload ? offload->driver : "none");
+		printf(" implementations=%zu offload=%s kernel-picks=%s\n", count,
+		       offload ? offload->driver : "none", picked ? picked->driver : "template");
 		for (size_t i = 0; i < d->count; i++)
 			if (strcmp(d->impls[i].name, kernel_name) == 0)
 				print_implementation(&d->impls[i], af_alg);
