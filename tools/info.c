@@ -145,6 +145,32 @@ static void print_implementations(const struct hwoff_discovery *d, bool af_alg)
 	}
 }
 
+/*
+ * Kernel TLS: whether the kernel's tls module is there (/proc/net/tls_stat), and its counts of
+ * connections whose records the kernel encrypts or decrypts itself (tls_sw: with the gcm(aes)
+ * of kernel-picks), now and since it loaded.
+ */
+static void print_ktls(void)
+{
+	static const char *const keys[] = { "TlsCurrTxSw", "TlsCurrRxSw", "TlsTxSw", "TlsRxSw" };
+	FILE *f = fopen("/proc/net/tls_stat", "r");
+	char key[64];
+	unsigned long long value;
+
+	if (!f) {
+		printf("ktls: unavailable: no /proc/net/tls_stat (the kernel's tls module is not "
+		       "loaded: modprobe tls)\n");
+		return;
+	}
+	printf("ktls: available");
+	while (fscanf(f, "%63s %llu", key, &value) == 2)
+		for (size_t i = 0; i < sizeof(keys) / sizeof(keys[0]); i++)
+			if (strcmp(key, keys[i]) == 0)
+				printf(" %s=%llu", key, value);
+	printf("\n");
+	fclose(f);
+}
+
 /* Every line of text as "KEY: line". */
 static void print_lines(const char *key, const char *text)
 {
@@ -600,6 +626,7 @@ int main(int argc, char **argv)
 		printf("discovery-basis: %s\n", d->basis);
 		print_implementations(d, af_alg);
 	}
+	print_ktls();
 	if (!file) {
 		t = hwoff_table_default(d);
 		if (!t) {

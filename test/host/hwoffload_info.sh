@@ -20,6 +20,8 @@ if echo "$out" | grep -q '^af_alg: unavailable$'; then
 	echo "$out" | grep -q '^route: none: every request goes to software, as AF_ALG is unusable here: .*socket(AF_ALG)' ||
 		fail "without AF_ALG the routes are not software with the reason"
 fi
+echo "$out" | grep -Eq '^ktls: (available( [A-Za-z]+=[0-9]+)+|unavailable: .*modprobe tls\))$' ||
+	fail "no ktls line"
 echo "$out" | grep -q '^table: default$' || fail "no 'table: default' line"
 echo "$out" | grep -q '^path: software usable$' || fail "no software path"
 
