@@ -384,6 +384,7 @@ static int hwoffload_aead_init(struct crypto_aead *tfm)
 		if (IS_ERR(software))
 			return PTR_ERR(software);
 		reqsize += crypto_aead_reqsize(software);
+		hwoffload_debugfs_software(ctx->alg, crypto_aead_tfm(software));
 	}
 	ctx->software.aead = software;
 	hwoffload_engine_tfm_init(&ctx->engine, &alg->op);

@@ -402,6 +402,7 @@ static int hwoffload_skcipher_init(struct crypto_skcipher *tfm)
 		if (IS_ERR(software))
 			return PTR_ERR(software);
 		reqsize += crypto_skcipher_reqsize(software);
+		hwoffload_debugfs_software(ctx->alg, crypto_skcipher_tfm(software));
 	}
 	ctx->software.skcipher = software;
 	hwoffload_engine_tfm_init(&ctx->engine, &alg->op);

@@ -31,6 +31,9 @@
  *   chain		1 (default): DMA requests are published while the engine walks, so
  *			one walk and one interrupt can finish several. 0: each request waits
  *			for the ring to drain, for measuring what chaining gains.
+ *   software		(beside the devices) "NAME DRIVER" lines: the implementation the AES
+ *			auto drivers' software tier took last, per algorithm, since the module
+ *			loaded: what hwoffload-calibrate measures it on
  *   fault_dma_error	model only (CAPS.FAULT_INJECTION): write N to arm the engine's
  *   fault_stall	fault-injection counter (ENGINE.md section 9), read the count still
  *   fault_lost_irq	armed
@@ -201,9 +204,42 @@ void hwoffload_debugfs_exit(struct hwoffload_dev *hw)
 	debugfs_remove_recursive(hw->debugfs);
 }
 
+/* The software tiers' implementations, for debugfs "software" (a row's name empty: none yet). */
+static DEFINE_SPINLOCK(hwoffload_software_lock);
+static struct {
+	char name[CRYPTO_MAX_ALG_NAME];
+	char driver[CRYPTO_MAX_ALG_NAME];
+} hwoffload_software_impls[HWOFFLOAD_ALG_COUNT];
+
+void hwoffload_debugfs_software(enum hwoffload_alg_id alg, struct crypto_tfm *software)
+{
+	spin_lock(&hwoffload_software_lock);
+	strscpy(hwoffload_software_impls[alg].name, crypto_tfm_alg_name(software),
+		CRYPTO_MAX_ALG_NAME);
+	strscpy(hwoffload_software_impls[alg].driver, crypto_tfm_alg_driver_name(software),
+		CRYPTO_MAX_ALG_NAME);
+	spin_unlock(&hwoffload_software_lock);
+}
+
+static int hwoffload_software_show(struct seq_file *m, void *v)
+{
+	unsigned int i;
+
+	spin_lock(&hwoffload_software_lock);
+	for (i = 0; i < HWOFFLOAD_ALG_COUNT; i++)
+		if (hwoffload_software_impls[i].name[0])
+			seq_printf(m, "%s %s\n", hwoffload_software_impls[i].name,
+				   hwoffload_software_impls[i].driver);
+	spin_unlock(&hwoffload_software_lock);
+	return 0;
+}
+DEFINE_SHOW_ATTRIBUTE(hwoffload_software);
+
 void hwoffload_debugfs_module_init(void)
 {
 	hwoffload_debugfs_root = debugfs_create_dir(HWOFFLOAD_DRIVER_NAME, NULL);
+	debugfs_create_file("software", 0444, hwoffload_debugfs_root, NULL,
+			    &hwoffload_software_fops);
 }
 
 void hwoffload_debugfs_module_exit(void)

@@ -337,8 +337,7 @@ struct hwoffload_dev {
 	bool dma_chain;			/* publish while the ring is busy; debugfs "chain" */
 	struct delayed_work timeout_work;
 	unsigned int threshold[HWOFFLOAD_ALG_COUNT];	/* hwoffload-sysfs.c */
-	/* the AES auto drivers' software tier, [row][decrypt] (hwoffload-sysfs.c) */
-	unsigned int software[HWOFFLOAD_ALG_COUNT][2];
+	unsigned int software[HWOFFLOAD_ALG_COUNT][2];	/* the software tier's: [row][decrypt] */
 	/* binding (hwoffload-bind.c) */
 	unsigned long generation;	/* this binding's; the transforms attached keep it */
 	unsigned int sessions;		/* transforms attached, each a runtime PM reference */
@@ -370,8 +369,7 @@ struct hwoffload_tfm_ctx {
 	unsigned long generation;	/* of the device attached to (hwoffload_tfm_attach) */
 	enum hwoffload_alg_id alg;	/* its row: the auto driver's thresholds */
 	enum hwoffload_path path;
-	/* the auto driver's software tier ("Software tier" above); NULL on the others */
-	union {
+	union { /* the auto driver's software tier ("Software tier" above); NULL on the others */
 		struct crypto_skcipher *skcipher;
 		struct crypto_aead *aead;
 	} software;
@@ -582,6 +580,7 @@ extern const struct attribute_group *hwoffload_attr_groups[];
 /* hwoffload-debugfs.c */
 void hwoffload_debugfs_module_init(void);
 void hwoffload_debugfs_module_exit(void);
+void hwoffload_debugfs_software(enum hwoffload_alg_id alg, struct crypto_tfm *software);
 void hwoffload_debugfs_init(struct hwoffload_dev *hw);
 void hwoffload_debugfs_exit(struct hwoffload_dev *hw);
 void hwoffload_debugfs_log_request(struct hwoffload_dev *hw,

@@ -271,7 +271,8 @@ size_t cal_proven(const struct cal_subject *subjects, size_t count, const char *
 			const struct cal_path *path = &subjects[i].paths[p];
 			size_t bytes = path->serves_all ? HWOFF_PROVEN_ALL : path->verified;
 
-			if (path->software || path->failed || strcmp(path->name, driver) != 0)
+			if (path->software || path->kernel_software || path->failed ||
+			    strcmp(path->name, driver) != 0)
 				continue;
 			proven = served && proven < bytes ? proven : bytes;
 			served = true;
@@ -285,7 +286,7 @@ cal_mask cal_usable(const struct cal_subject *s)
 	cal_mask mask = 0;
 
 	for (unsigned int p = 0; p < s->path_count; p++)
-		if (!s->paths[p].failed && !s->paths[p].table)
+		if (!s->paths[p].failed && !s->paths[p].table && !s->paths[p].kernel_software)
 			mask |= 1u << p;
 	return mask;
 }
@@ -298,52 +299,89 @@ static double loss(const struct cal_point *pt, cal_mask mask, unsigned int p)
 	return best < 0 ? 0 : 1 - pt->bytes_per_s[p] / pt->bytes_per_s[best];
 }
 
-bool cal_engine_threshold(const struct cal_subject *s, unsigned int *threshold)
+/*
+ * The split of s's points that loses the least throughput summed over them (so that a noisy point
+ * among large sizes does not move it), taking path below at the points before it and above at
+ * the others (above < 0: the better of above_a and above_b at each point), as a threshold: the
+ * largest size to below. Before the first point: 0; after the last: UINT_MAX.
+ */
+static unsigned int least_loss_split(const struct cal_subject *s, cal_mask mask, int below,
+				     int above_a, int above_b)
 {
-	cal_mask mask = cal_usable(s);
 	size_t best_split = 0, n = s->point_count;
 	double best_loss = INFINITY;
-	int pio = -1, dma = -1;
 
-	for (unsigned int p = 0; p < s->path_count; p++) {
-		if (!(mask & (1u << p)) || s->paths[p].software)
-			continue;
-		if (s->paths[p].class == HWOFF_IMPL_ENGINE_PIO)
-			pio = (int)p;
-		else if (s->paths[p].class == HWOFF_IMPL_ENGINE_DMA)
-			dma = (int)p;
-	}
-	if (pio < 0 || dma < 0 || !n)
-		return false;
-	mask = (1u << pio) | (1u << dma);
-	/*
-	 * One threshold: PIO up to it, DMA above. Of the splits between points (before the first:
-	 * DMA throughout; after the last: PIO throughout), the one that loses the least throughput
-	 * summed over the points, so that a noisy point among large sizes does not move it.
-	 */
 	for (size_t split = 0; split <= n; split++) {
 		double sum = 0;
 
-		for (size_t i = 0; i < n; i++)
-			sum += loss(&s->points[i], mask, (unsigned int)(i < split ? pio : dma));
+		for (size_t i = 0; i < n; i++) {
+			const struct cal_point *pt = &s->points[i];
+			int above = pt->bytes_per_s[above_a] >= pt->bytes_per_s[above_b] ? above_a
+											 : above_b;
+
+			sum += loss(pt, mask, (unsigned int)(i < split ? below : above));
+		}
 		if (sum < best_loss) {
 			best_loss = sum;
 			best_split = split;
 		}
 	}
 	if (best_split == n)
-		*threshold = UINT_MAX;
-	else if (best_split == 0)
-		*threshold = 0;
-	else
-		*threshold = (unsigned int)boundary(s->points[best_split - 1].size,
-						    s->points[best_split].size) -
-			     1;
+		return UINT_MAX;
+	if (best_split == 0)
+		return 0;
+	return (unsigned int)boundary(s->points[best_split - 1].size, s->points[best_split].size) -
+	       1;
+}
+
+/* The usable PIO and DMA paths of the bundled engine in s: false when either is missing. */
+static bool engine_paths(const struct cal_subject *s, int *pio, int *dma)
+{
+	cal_mask mask = cal_usable(s);
+
+	*pio = *dma = -1;
+	for (unsigned int p = 0; p < s->path_count; p++) {
+		if (!(mask & (1u << p)) || s->paths[p].software)
+			continue;
+		if (s->paths[p].class == HWOFF_IMPL_ENGINE_PIO)
+			*pio = (int)p;
+		else if (s->paths[p].class == HWOFF_IMPL_ENGINE_DMA)
+			*dma = (int)p;
+	}
+	return *pio >= 0 && *dma >= 0 && s->point_count;
+}
+
+bool cal_engine_threshold(const struct cal_subject *s, unsigned int *threshold)
+{
+	int pio, dma;
+
+	if (!engine_paths(s, &pio, &dma))
+		return false;
+	/* One threshold: PIO up to it, DMA above. */
+	*threshold = least_loss_split(s, (1u << pio) | (1u << dma), pio, dma, dma);
 	/*
 	 * PIO does not split a GCM message: the driver sends by PIO only those that fit the FIFO
 	 * and refuses a larger threshold_gcm, so there the FIFO is "PIO throughout".
 	 */
 	if (hwoff_alg_is_aead(s->alg) && *threshold > HWE_FIFO_DEPTH)
 		*threshold = HWE_FIFO_DEPTH;
+	return true;
+}
+
+int cal_software_tier(const struct cal_subject *s)
+{
+	for (unsigned int p = 0; p < s->path_count; p++)
+		if (s->paths[p].kernel_software && !s->paths[p].failed)
+			return (int)p;
+	return -1;
+}
+
+bool cal_software_threshold(const struct cal_subject *s, unsigned int *threshold)
+{
+	int tier = cal_software_tier(s), pio, dma;
+
+	if (tier < 0 || !engine_paths(s, &pio, &dma))
+		return false;
+	*threshold = least_loss_split(s, (1u << tier) | (1u << pio) | (1u << dma), tier, pio, dma);
 	return true;
 }

@@ -28,6 +28,9 @@
 #include "backend/text.h"
 #include "tools/calibrate-measure.h"
 
+/* The software tiers of the bundled engine's auto drivers: "NAME DRIVER" lines (the driver's). */
+#define CAL_SOFTWARE_TIERS "/sys/kernel/debug/hwoffload/software"
+
 /* The time limit of a command that moves bytes (see CAL_ANSWER_SECONDS). */
 double cal_answer_seconds(double bytes)
 {
@@ -341,6 +344,51 @@ static bool candidate(const struct hwoff_discovery *d, const struct hwoff_impl *
 }
 
 /*
+ * The kernel's software for a kernel user of s's algorithm, as the bundled engine's auto driver
+ * has it (its software tier), after the other paths: the implementation debugfs "software" names
+ * once a transform of the auto driver exists (binding one makes it). Measured through AF_ALG as
+ * the engine's drivers are, so that the system call and the copies weigh on both sides alike
+ * where they cross, for the software threshold (cal_software_threshold()); never a path of the
+ * table.
+ */
+static void add_software_tier(struct cal_measurement *m, struct cal_subject *s)
+{
+	const struct hwoff_discovery *d = &m->run->discovery;
+	char reason[HWOFF_PROBE_REASON_MAX], line[2 * HWOFF_NAME_MAX + 2], *driver = NULL;
+	const struct hwoff_impl *engine_auto = NULL;
+	struct cal_path *path;
+	FILE *f;
+
+	for (size_t i = 0; i < d->count; i++)
+		if (d->impls[i].class == HWOFF_IMPL_ENGINE_AUTO &&
+		    strcmp(d->impls[i].name, s->alg->kernel_name) == 0)
+			engine_auto = &d->impls[i];
+	if (!engine_auto || hwoff_alg_is_digest(s->alg) || s->path_count == CAL_PATHS_MAX ||
+	    hwoff_probe_alg(s->alg, engine_auto->driver, reason, sizeof(reason)))
+		return;
+	f = fopen(CAL_SOFTWARE_TIERS, "r");
+	while (f && !driver && fgets(line, sizeof(line), f)) {
+		line[strcspn(line, "\n")] = '\0';
+		driver = strchr(line, ' ');
+		if (driver && (*driver++ = '\0', strcmp(line, s->alg->kernel_name) != 0))
+			driver = NULL;
+	}
+	if (f)
+		fclose(f);
+	if (!driver || !*driver)
+		return;
+	path = &s->paths[s->path_count];
+	*path = (struct cal_path){ .class = HWOFF_IMPL_CPU, .kernel_software = true };
+	snprintf(path->name, sizeof(path->name), "%s", driver);
+	snprintf(path->module, sizeof(path->module), "kernel");
+	for (size_t i = 0; i < d->count; i++)
+		if (strcmp(d->impls[i].driver, driver) == 0)
+			snprintf(path->module, sizeof(path->module), "%s", d->impls[i].module);
+	if (!is_wedged(m, path))
+		s->path_count++;
+}
+
+/*
  * Software, then each kernel candidate whose device did not stop answering; cal_measure_size()
  * checks each before it measures it.
  */
@@ -375,6 +423,8 @@ static void add_paths(struct cal_measurement *m, struct cal_subject *s)
 		else
 			s->path_count++;
 	}
+	if (run->af_alg)
+		add_software_tier(m, s);
 }
 
 /* One subject per algorithm of cfg->algs and direction it takes, in the table's order. */

@@ -20,16 +20,35 @@
 /* ---- the engine's auto driver thresholds ---------------------------------------------------- */
 
 /*
- * The sysfs name of a row's threshold: the mode of "cbc(aes)", all of "sha256"; an HMAC row's is
- * its digest's (the auto hmac(sha256-hwoffload) driver follows threshold_sha256).
+ * The sysfs name of a subject's PIO/DMA threshold: the mode of "cbc(aes)", all of "sha256"; an
+ * HMAC row's is its digest's (the auto hmac(sha256-hwoffload) driver follows threshold_sha256).
  */
-static void threshold_name(const struct hwoff_alg *alg, char *buf, size_t size)
+static void threshold_name(const struct cal_subject *s, char *buf, size_t size)
 {
 	const char *kernel_name =
-		hwoff_alg_is_hmac(alg) ? alg->hmac_of->kernel_name : alg->kernel_name;
+		hwoff_alg_is_hmac(s->alg) ? s->alg->hmac_of->kernel_name : s->alg->kernel_name;
 
 	snprintf(buf, size, "threshold_%.*s", (int)strcspn(kernel_name, "("), kernel_name);
 }
+
+/* The sysfs name of a subject's software threshold: "software_cbc_encrypt". */
+static void software_name(const struct cal_subject *s, char *buf, size_t size)
+{
+	snprintf(buf, size, "software_%.*s_%s", (int)strcspn(s->alg->kernel_name, "("),
+		 s->alg->kernel_name, hwoff_direction_name(s->direction));
+}
+
+/* A kind of the auto drivers' thresholds: its sysfs name, its value, what it is. */
+struct threshold_kind {
+	void (*name)(const struct cal_subject *s, char *buf, size_t size);
+	bool (*value)(const struct cal_subject *s, unsigned int *value);
+	const char *crossover;
+};
+
+static const struct threshold_kind threshold_kinds[] = {
+	{ threshold_name, cal_engine_threshold, "PIO/DMA" },
+	{ software_name, cal_software_threshold, "software tier/engine" },
+};
 
 static int cmp_uint(const void *a, const void *b)
 {
@@ -39,13 +58,13 @@ static int cmp_uint(const void *a, const void *b)
 }
 
 /*
- * For each threshold of the engine's auto drivers, the median of the PIO/DMA crossovers of the
- * rows and directions it serves (AES-128, -192 and -256 both ways; a digest and its HMAC),
- * written to saved ("threshold_cbc 23170" lines) and to sysfs when set is true. Appends what it
- * did to report.
+ * For each threshold of kind k, the median of the crossovers of the subjects it serves (a
+ * threshold_ one: AES-128, -192 and -256 both ways, a digest and its HMAC; a software_ one: the
+ * key sizes of one direction), written to saved ("threshold_cbc 23170" lines) and to sysfs when
+ * set is true. Appends what it did to report.
  */
-void cal_set_thresholds(const struct cal_run *run, bool set, FILE *saved, char *report,
-			size_t report_len)
+static void set_thresholds(const struct cal_run *run, const struct threshold_kind *k, bool set,
+			   FILE *saved, char *report, size_t report_len)
 {
 	for (size_t i = 0; i < run->subject_count; i++) {
 		unsigned int values[HWOFF_ALG_COUNT * 2], count = 0, value; /* a row, both ways */
@@ -54,13 +73,13 @@ void cal_set_thresholds(const struct cal_run *run, bool set, FILE *saved, char *
 		glob_t g;
 		FILE *f;
 
-		threshold_name(run->subjects[i].alg, name, sizeof(name));
+		k->name(&run->subjects[i], name, sizeof(name));
 		for (size_t j = 0; j < run->subject_count; j++) {
-			threshold_name(run->subjects[j].alg, other, sizeof(other));
+			k->name(&run->subjects[j], other, sizeof(other));
 			if (strcmp(other, name) != 0)
 				continue;
 			first &= j >= i;
-			if (cal_engine_threshold(&run->subjects[j], &value))
+			if (k->value(&run->subjects[j], &value))
 				values[count++] = value;
 		}
 		if (!first || !count)
@@ -70,8 +89,8 @@ void cal_set_thresholds(const struct cal_run *run, bool set, FILE *saved, char *
 		fprintf(saved, "%s %u\n", name, value);
 		snprintf(pattern, sizeof(pattern), "/sys/bus/pci/devices/*/hwoffload/%s", name);
 		if (!set || glob(pattern, 0, NULL, &g) || g.gl_pathc != 1) {
-			hwoff_appendf(report, report_len, "%s: PIO/DMA crossover %u bytes: %s\n",
-				      name, value,
+			hwoff_appendf(report, report_len, "%s: %s crossover %u bytes: %s\n", name,
+				      k->crossover, value,
 				      set ? "no single engine device has it in sysfs, not set"
 					  : "not set (--no-thresholds)");
 			if (set)
@@ -90,11 +109,62 @@ void cal_set_thresholds(const struct cal_run *run, bool set, FILE *saved, char *
 			else
 				snprintf(other, sizeof(other), "the median of %u subjects'", count);
 			hwoff_appendf(report, report_len,
-				      "%s: %s -> %u (%s PIO/DMA throughput crossover%s)\n",
-				      g.gl_pathv[0], old, value, other, count == 1 ? "" : "s");
+				      "%s: %s -> %u (%s %s throughput crossover%s)\n",
+				      g.gl_pathv[0], old, value, other, k->crossover,
+				      count == 1 ? "" : "s");
 		}
 		globfree(&g);
 	}
+}
+
+/*
+ * Whether, above its own software threshold, each subject's auto driver (the better of PIO and
+ * DMA there) is at least as fast as the kernel's software it would otherwise hand the request:
+ * the sizes where it is not, by more than 3 %, one line per subject.
+ */
+static void report_software_tier(const struct cal_run *run, char *report, size_t report_len)
+{
+	for (size_t i = 0; i < run->subject_count; i++) {
+		const struct cal_subject *s = &run->subjects[i];
+		int tier = cal_software_tier(s);
+		unsigned int threshold, slower = 0, above = 0;
+		char sizes[256] = "";
+
+		if (!cal_software_threshold(s, &threshold))
+			continue;
+		for (size_t k = 0; k < s->point_count; k++) {
+			const struct cal_point *pt = &s->points[k];
+			double engine = 0;
+
+			if (pt->size <= threshold || pt->bytes_per_s[tier] <= 0)
+				continue;
+			for (unsigned int p = 0; p < s->path_count; p++)
+				if (s->paths[p].class == HWOFF_IMPL_ENGINE_PIO ||
+				    s->paths[p].class == HWOFF_IMPL_ENGINE_DMA)
+					engine = fmax(engine, pt->bytes_per_s[p]);
+			above++;
+			if (engine < 0.97 * pt->bytes_per_s[tier]) {
+				slower++;
+				hwoff_appendf(sizes, sizeof(sizes), " %zu B %.2f", pt->size,
+					      engine / pt->bytes_per_s[tier]);
+			}
+		}
+		hwoff_appendf(report, report_len,
+			      "%s %s: above the software threshold the engine %s %s at %u of %u "
+			      "measured sizes%s%s\n",
+			      s->alg->name, hwoff_direction_name(s->direction),
+			      slower ? "is slower than" : "is as fast as, or faster than",
+			      s->paths[tier].name, slower ? slower : above, above,
+			      slower ? ":" : "", sizes);
+	}
+}
+
+void cal_set_thresholds(const struct cal_run *run, bool set, FILE *saved, char *report,
+			size_t report_len)
+{
+	for (size_t k = 0; k < sizeof(threshold_kinds) / sizeof(threshold_kinds[0]); k++)
+		set_thresholds(run, &threshold_kinds[k], set, saved, report, report_len);
+	report_software_tier(run, report, report_len);
 }
 
 /*

@@ -388,8 +388,9 @@ int main(int argc, char **argv)
 			      "verification: the learnt table lost clearly nowhere\n");
 	f = open_out(o.out, "thresholds");
 	fprintf(f,
-		"# The hwoffload engine's auto driver thresholds (sysfs hwoffload/threshold_*), "
-		"bytes:\n# the PIO/DMA crossovers measured by hwoffload-calibrate %s. Install as "
+		"# The hwoffload engine's auto driver thresholds (sysfs hwoffload/threshold_*, "
+		"software_*),\n# bytes: the PIO/DMA and software tier/engine crossovers of "
+		"hwoffload-calibrate %s. Install as "
 		"%s\n# for tools/hwoffload-thresholds to apply when the engine binds.\n",
 		PACKAGE_VERSION, CAL_THRESHOLDS_FILE);
 	cal_set_thresholds(&run, o.set_thresholds, f, report, sizeof(report));

@@ -40,6 +40,12 @@ struct cal_path {
 	bool software;
 	/* the learnt table's entry itself (its verification), not a path it may choose */
 	bool table;
+	/*
+	 * The kernel's software for a kernel user: the implementation the bundled engine's auto
+	 * driver hands the sizes up to its software threshold, measured for that threshold
+	 * (cal_software_threshold()), not a path of the table (class HWOFF_IMPL_CPU)
+	 */
+	bool kernel_software;
 	enum hwoff_impl_class class; /* of the kernel driver; unused for software */
 	bool failed; /* failed its check or a request: no longer a candidate */
 	char failure[HWOFF_NAME_MAX + 256];
@@ -189,6 +195,18 @@ cal_mask cal_usable(const struct cal_subject *s);
  * best throughout is 0. Returns false when s lacks a usable PIO or DMA driver.
  */
 bool cal_engine_threshold(const struct cal_subject *s, unsigned int *threshold);
+
+/* The path of s that is the auto driver's software tier (kernel_software), usable; -1 if none. */
+int cal_software_tier(const struct cal_subject *s);
+
+/*
+ * The bundled engine's auto driver software threshold for s (sysfs software_MODE_DIRECTION): the
+ * largest size it should hand its software tier, from the throughput of that tier against the
+ * better of PIO and DMA at each size, split as cal_engine_threshold() splits: 0 when the engine
+ * is best throughout, UINT_MAX when the software tier is. Returns false when s lacks the tier or
+ * a usable PIO or DMA driver.
+ */
+bool cal_software_threshold(const struct cal_subject *s, unsigned int *threshold);
 
 /* ---- measurement (calibrate-measure.c, calibrate-sample.c, calibrate-verify.c) ----------- */
 

@@ -5,7 +5,8 @@
  * covers every algorithm, key size, direction and objective, and its decisions (hwoff_decide())
  * pick at every measured size the best path measured there or one tied with it (cal_tied()). The
  * paths are those discovery offers (the engine's PIO and DMA drivers when loaded; no CPU driver, no
- * auto driver beside them), measured through the provider whatever the user's HWOFFLOAD_*
+ * auto driver beside them), and for the AES rows the auto driver's software tier, never in the
+ * table; measured through the provider whatever the user's HWOFFLOAD_*
  * settings; each serves no size past the largest it was checked right at, the table records each
  * driver's proof, the CSV has every sample, a choice still unclear had the most repeats, and the
  * verification pass measured the learnt entries and derived again where they lost.
@@ -214,7 +215,7 @@ START_TEST(test_decisions_match_measurements)
 				ck_assert_msg(chosen >= 0 && pt->bytes_per_s[chosen] > 0,
 					      "%s: %s not measured", s->alg->name, c.path->name);
 				for (unsigned int p = 1; p < s->path_count; p++)
-					if (!s->paths[p].failed && pt->bytes_per_s[p] > 0 &&
+					if ((cal_usable(s) & 1u << p) && pt->bytes_per_s[p] > 0 &&
 					    (o == HWOFF_CPU ? m[p] < m[best] : m[p] > m[best]))
 						best = p;
 				ck_assert_msg(cal_tied(pt, o, (unsigned int)chosen, best, TIE),
@@ -249,14 +250,22 @@ START_TEST(test_paths_from_discovery)
 			const struct hwoff_impl *impl = &d->impls[j];
 			bool wanted = impl->class != HWOFF_IMPL_CPU &&
 				      !(impl->class == HWOFF_IMPL_ENGINE_AUTO && engine_split);
+			int p = path_index(s, impl->driver);
 
 			if (strcmp(impl->name, s->alg->kernel_name) != 0)
 				continue;
-			ck_assert_msg((path_index(s, impl->driver) >= 0) == wanted,
-				      "%s: %s (%s) %s", s->alg->name, impl->driver,
-				      hwoff_impl_class_name(impl->class),
+			/* a CPU driver only as the auto driver's software tier, not the table's */
+			if (p >= 0 && s->paths[p].kernel_software)
+				continue;
+			ck_assert_msg((p >= 0) == wanted, "%s: %s (%s) %s", s->alg->name,
+				      impl->driver, hwoff_impl_class_name(impl->class),
 				      wanted ? "missing" : "should not be a path");
 		}
+		/* the AES rows beside the engine's PIO and DMA drivers have the software tier */
+		ck_assert_msg(hwoff_alg_is_digest(s->alg) || !engine_split ||
+				      cal_software_tier(s) > 0,
+			      "%s %s: no software tier measured", s->alg->name,
+			      hwoff_direction_name(s->direction));
 	}
 }
 END_TEST
@@ -440,7 +449,8 @@ START_TEST(test_unclear_choices_measured_most)
 				int best = cal_best(pt, cal_usable(s), o);
 
 				for (unsigned int p = 0; best >= 0 && p < s->path_count; p++) {
-					if (!pt->bytes_per_s[p] || p == (unsigned int)best)
+					if (!pt->bytes_per_s[p] || p == (unsigned int)best ||
+					    !(cal_usable(s) & 1u << p))
 						continue;
 					if (cal_compare(pt, o, (unsigned int)best, p, TIE, NULL) !=
 					    CAL_UNCLEAR) {

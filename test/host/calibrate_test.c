@@ -468,6 +468,63 @@ START_TEST(test_engine_threshold)
 }
 END_TEST
 
+/*
+ * The software threshold: the auto driver's software tier (a path of its own, never the table's)
+ * against the better of PIO and DMA at each size; software's figures play no part.
+ */
+START_TEST(test_software_threshold)
+{
+	enum { TIER = 3 };
+	static const double crossing[4][7] = {
+		{ 9999, 9999, 9999, 9999, 9999, 9999, 9999 },
+		{ 10, 40, 90, 150, 190, 200, 200 },
+		{ 1, 4, 16, 60, 180, 700, 1500 },
+		{ 50, 80, 100, 110, 115, 120, 120 },
+	};
+	static const double engine_best[4][7] = {
+		{ 1, 1, 1, 1, 1, 1, 1 },
+		{ 10, 40, 90, 150, 190, 200, 200 },
+		{ 1, 4, 16, 60, 180, 700, 1500 },
+		{ 5, 5, 5, 5, 5, 5, 5 },
+	};
+	static const double tier_best[4][7] = {
+		{ 1, 1, 1, 1, 1, 1, 1 },
+		{ 10, 40, 90, 150, 190, 200, 200 },
+		{ 1, 4, 16, 60, 180, 700, 1500 },
+		{ 9000, 9000, 9000, 9000, 9000, 9000, 9000 },
+	};
+	static const double cpu[4][7];
+	const double(*curves[3])[7] = { crossing, engine_best, tier_best };
+	static const unsigned int want[3] = { 511, 0, UINT_MAX };
+	struct cal_subject s;
+	unsigned int threshold;
+
+	for (int c = 0; c < 3; c++) {
+		s = (struct cal_subject){ .alg = &cbc, .path_count = 4, .point_count = 7 };
+		s.paths[SW].software = true;
+		s.paths[PIO].class = HWOFF_IMPL_ENGINE_PIO;
+		s.paths[DMA].class = HWOFF_IMPL_ENGINE_DMA;
+		s.paths[TIER].class = HWOFF_IMPL_CPU;
+		s.paths[TIER].kernel_software = true;
+		s.paths[TIER].serves_all = true;
+		snprintf(s.paths[TIER].name, sizeof(s.paths[TIER].name), "cbc(aes-generic)");
+		fill(s.points, 4, curves[c], cpu);
+		ck_assert_int_eq(cal_software_tier(&s), TIER);
+		ck_assert(cal_software_threshold(&s, &threshold));
+		ck_assert_uint_eq(threshold, want[c]);
+		/* never a path of the table, nor proven in it */
+		ck_assert_uint_eq(cal_usable(&s), 7);
+		ck_assert_uint_eq(cal_proven(&s, 1, "cbc(aes-generic)"), 0);
+	}
+	s.paths[TIER].failed = true;
+	ck_assert_int_eq(cal_software_tier(&s), -1);
+	ck_assert(!cal_software_threshold(&s, &threshold));
+	s.paths[TIER].failed = false;
+	s.paths[DMA].failed = true;
+	ck_assert(!cal_software_threshold(&s, &threshold));
+}
+END_TEST
+
 /* A driver's proof: the least over the subjects it served, failed ones left out. */
 START_TEST(test_proven)
 {
@@ -516,6 +573,7 @@ int main(void)
 	tcase_add_test(tc, test_verified_limits);
 	tcase_add_test(tc, test_verified_limit_survives_merging);
 	tcase_add_test(tc, test_engine_threshold);
+	tcase_add_test(tc, test_software_threshold);
 	tcase_add_test(tc, test_proven);
 	suite_add_tcase(suite, tc);
 	return test_run_suite(suite);
