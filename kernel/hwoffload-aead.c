@@ -276,8 +276,11 @@ static int hwoffload_aead_crypt(struct aead_request *req, bool decrypt)
 	hw = hwoffload_dev_get(ctx->generation);
 	if (!hw)
 		return -ENODEV;
-	if (hwoffload_choose_software(hw, path, ctx->alg, len, decrypt,
-				      HWOFFLOAD_STAT_GCM_AUTO_SOFTWARE)) {
+	if (path == HWOFFLOAD_PATH_PIO && len > HWE_FIFO_DEPTH)
+		path = HWOFFLOAD_PATH_DMA;
+	rctx->path = hwoffload_route(hw, path, ctx->alg, len, decrypt,
+				     HWOFFLOAD_STAT_GCM_AUTO_SOFTWARE);
+	if (rctx->path == HWOFFLOAD_PATH_SOFTWARE) {
 		hwoffload_dev_put(hw);
 		return hwoffload_aead_software(req);
 	}
@@ -286,10 +289,6 @@ static int hwoffload_aead_crypt(struct aead_request *req, bool decrypt)
 		sg_pcopy_to_buffer(req->src, sg_nents(req->src), rctx->tag, authsize, len);
 	rctx->req = req;
 	rctx->hw = hw;
-	if (path == HWOFFLOAD_PATH_PIO && len > HWE_FIFO_DEPTH)
-		path = HWOFFLOAD_PATH_DMA;
-	rctx->path = hwoffload_choose_path(hw, path, ctx->alg, len, HWOFFLOAD_STAT_GCM_AUTO_PIO,
-					   HWOFFLOAD_STAT_GCM_AUTO_DMA);
 	rctx->dma.sync = hwoffload_run_sync(hw, &req->base, rctx->path);
 	if (rctx->dma.sync) {
 		ret = hwoffload_aead_start(hw, req);
@@ -384,7 +383,7 @@ static int hwoffload_aead_init(struct crypto_aead *tfm)
 		if (IS_ERR(software))
 			return PTR_ERR(software);
 		reqsize += crypto_aead_reqsize(software);
-		hwoffload_debugfs_software(ctx->alg, crypto_aead_tfm(software));
+		hwoffload_debugfs_software(crypto_aead_tfm(software));
 	}
 	ctx->software.aead = software;
 	hwoffload_engine_tfm_init(&ctx->engine, &alg->op);

@@ -170,36 +170,36 @@ void hwoffload_queue_leave(struct hwoffload_dev *hw)
 }
 
 /*
- * Whether an AES auto driver hands a request of @len bytes to its software tier: no longer than
- * the software threshold of its algorithm @alg and direction (sysfs; 0: none), counted in
- * @auto_software. The PIO and DMA drivers never do.
+ * The route of one request of @len bytes: a PIO or DMA driver's own path; for an auto driver,
+ * its software tier up to the software threshold @tier names (hw->software[@alg][@tier]; 0: no
+ * tier), PIO up to the threshold of @alg, DMA above, counted in @auto_software or in the AUTO_PIO
+ * or AUTO_DMA statistic that follows it (hwoffload-stats.h).
  */
-bool hwoffload_choose_software(struct hwoffload_dev *hw, enum hwoffload_path path,
-			       enum hwoffload_alg_id alg, unsigned int len, bool decrypt,
-			       enum hwoffload_stat auto_software)
+enum hwoffload_path hwoffload_route(struct hwoffload_dev *hw, enum hwoffload_path path,
+				    enum hwoffload_alg_id alg, unsigned int len, int tier,
+				    enum hwoffload_stat auto_software)
 {
-	unsigned int software = READ_ONCE(hw->software[alg][decrypt]);
+	unsigned int software = 0;
+	enum hwoffload_stat stat;
 
-	if (path != HWOFFLOAD_PATH_AUTO || !software || len > software)
-		return false;
-	hwoffload_stat_inc(hw, auto_software);
-	return true;
-}
-
-/*
- * The path of one request: the driver's own, or for auto the threshold of its algorithm
- * @alg (sysfs), counted in @auto_pio or @auto_dma.
- */
-enum hwoffload_path hwoffload_choose_path(struct hwoffload_dev *hw, enum hwoffload_path path,
-					  enum hwoffload_alg_id alg, unsigned int len,
-					  enum hwoffload_stat auto_pio,
-					  enum hwoffload_stat auto_dma)
-{
-	bool pio;
-
+	BUILD_BUG_ON(HWOFFLOAD_STAT_AUTO_PIO != HWOFFLOAD_STAT_AUTO_SOFTWARE + 1 ||
+		     HWOFFLOAD_STAT_AUTO_DMA != HWOFFLOAD_STAT_AUTO_SOFTWARE + 2 ||
+		     HWOFFLOAD_STAT_GCM_AUTO_DMA != HWOFFLOAD_STAT_GCM_AUTO_SOFTWARE + 2 ||
+		     HWOFFLOAD_STAT_HASH_AUTO_DMA != HWOFFLOAD_STAT_HASH_AUTO_SOFTWARE + 2);
 	if (path != HWOFFLOAD_PATH_AUTO)
 		return path;
-	pio = len <= READ_ONCE(hw->threshold[alg]);
-	hwoffload_stat_inc(hw, pio ? auto_pio : auto_dma);
-	return pio ? HWOFFLOAD_PATH_PIO : HWOFFLOAD_PATH_DMA;
+	if (tier != HWOFFLOAD_TIER_NONE)
+		software = READ_ONCE(hw->software[alg][tier]);
+	if (software && len <= software) {
+		path = HWOFFLOAD_PATH_SOFTWARE;
+		stat = auto_software;
+	} else if (len <= READ_ONCE(hw->threshold[alg])) {
+		path = HWOFFLOAD_PATH_PIO;
+		stat = auto_software + 1;
+	} else {
+		path = HWOFFLOAD_PATH_DMA;
+		stat = auto_software + 2;
+	}
+	hwoffload_stat_inc(hw, stat);
+	return path;
 }

@@ -290,16 +290,15 @@ static int hwoffload_skcipher_crypt(struct skcipher_request *req, bool decrypt)
 	hw = hwoffload_dev_get(ctx->generation);
 	if (!hw)
 		return -ENODEV;
-	if (hwoffload_choose_software(hw, ctx->path, ctx->alg, req->cryptlen, decrypt,
-				      HWOFFLOAD_STAT_AUTO_SOFTWARE)) {
+	rctx->path = hwoffload_route(hw, ctx->path, ctx->alg, req->cryptlen, decrypt,
+				     HWOFFLOAD_STAT_AUTO_SOFTWARE);
+	if (rctx->path == HWOFFLOAD_PATH_SOFTWARE) {
 		hwoffload_dev_put(hw);
 		return hwoffload_skcipher_software(req, decrypt);
 	}
 	rctx->req = req;
 	rctx->hw = hw;
 	rctx->decrypt = decrypt;
-	rctx->path = hwoffload_choose_path(hw, ctx->path, ctx->alg, req->cryptlen,
-					   HWOFFLOAD_STAT_AUTO_PIO, HWOFFLOAD_STAT_AUTO_DMA);
 	rctx->dma.sync = hwoffload_run_sync(hw, &req->base, rctx->path);
 	if (rctx->dma.sync) {
 		ret = hwoffload_skcipher_start(hw, req);
@@ -402,7 +401,7 @@ static int hwoffload_skcipher_init(struct crypto_skcipher *tfm)
 		if (IS_ERR(software))
 			return PTR_ERR(software);
 		reqsize += crypto_skcipher_reqsize(software);
-		hwoffload_debugfs_software(ctx->alg, crypto_skcipher_tfm(software));
+		hwoffload_debugfs_software(crypto_skcipher_tfm(software));
 	}
 	ctx->software.skcipher = software;
 	hwoffload_engine_tfm_init(&ctx->engine, &alg->op);

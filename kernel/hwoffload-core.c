@@ -32,6 +32,17 @@ int hwoffload_priority = 300;
 module_param_named(priority, hwoffload_priority, int, 0444);
 MODULE_PARM_DESC(priority, "AES auto drivers' priority; DMA, PIO drivers' 10, 20 below (300)");
 
+/*
+ * The hash auto drivers' priority, read as hwoffload_priority is; 0 (the default): 10 below the
+ * kernel's generic C driver of each hash, so that the kernel keeps its own hashes for every
+ * kernel user that asks by name, and the engine is taken by driver name. doc/driver.md,
+ * "Priority".
+ */
+int hwoffload_hash_priority;
+module_param_named(hash_priority, hwoffload_hash_priority, int, 0444);
+MODULE_PARM_DESC(hash_priority,
+		 "hash auto drivers' priority; DMA, PIO drivers' 10, 20 below (0: below generic)");
+
 #define HWOFFLOAD_RESET_POLL_US		10
 
 static int hwoffload_identify(struct hwoffload_dev *hw)

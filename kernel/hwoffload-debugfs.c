@@ -31,8 +31,8 @@
  *   chain		1 (default): DMA requests are published while the engine walks, so
  *			one walk and one interrupt can finish several. 0: each request waits
  *			for the ring to drain, for measuring what chaining gains.
- *   software		(beside the devices) "NAME DRIVER" lines: the implementation the AES
- *			auto drivers' software tier took last, per algorithm, since the module
+ *   software		(beside the devices) "NAME DRIVER" lines: the implementation the auto
+ *			drivers' software tier took last, per algorithm name, since the module
  *			loaded: what hwoffload-calibrate measures it on
  *   fault_dma_error	model only (CAPS.FAULT_INJECTION): write N to arm the engine's
  *   fault_stall	fault-injection counter (ENGINE.md section 9), read the count still
@@ -204,20 +204,31 @@ void hwoffload_debugfs_exit(struct hwoffload_dev *hw)
 	debugfs_remove_recursive(hw->debugfs);
 }
 
-/* The software tiers' implementations, for debugfs "software" (a row's name empty: none yet). */
+/*
+ * The software tiers' implementations, for debugfs "software", by algorithm name (a hash row
+ * has two: NAME and hmac(NAME)); an empty name: a free slot.
+ */
 static DEFINE_SPINLOCK(hwoffload_software_lock);
 static struct {
 	char name[CRYPTO_MAX_ALG_NAME];
 	char driver[CRYPTO_MAX_ALG_NAME];
-} hwoffload_software_impls[HWOFFLOAD_ALG_COUNT];
+} hwoffload_software_impls[2 * HWOFFLOAD_ALG_COUNT];
 
-void hwoffload_debugfs_software(enum hwoffload_alg_id alg, struct crypto_tfm *software)
+void hwoffload_debugfs_software(struct crypto_tfm *software)
 {
+	const char *name = crypto_tfm_alg_name(software);
+	unsigned int i;
+
 	spin_lock(&hwoffload_software_lock);
-	strscpy(hwoffload_software_impls[alg].name, crypto_tfm_alg_name(software),
-		CRYPTO_MAX_ALG_NAME);
-	strscpy(hwoffload_software_impls[alg].driver, crypto_tfm_alg_driver_name(software),
-		CRYPTO_MAX_ALG_NAME);
+	for (i = 0; i < ARRAY_SIZE(hwoffload_software_impls); i++) {
+		if (hwoffload_software_impls[i].name[0] &&
+		    strcmp(hwoffload_software_impls[i].name, name))
+			continue;
+		strscpy(hwoffload_software_impls[i].name, name, CRYPTO_MAX_ALG_NAME);
+		strscpy(hwoffload_software_impls[i].driver, crypto_tfm_alg_driver_name(software),
+			CRYPTO_MAX_ALG_NAME);
+		break;
+	}
 	spin_unlock(&hwoffload_software_lock);
 }
 
@@ -226,7 +237,7 @@ static int hwoffload_software_show(struct seq_file *m, void *v)
 	unsigned int i;
 
 	spin_lock(&hwoffload_software_lock);
-	for (i = 0; i < HWOFFLOAD_ALG_COUNT; i++)
+	for (i = 0; i < ARRAY_SIZE(hwoffload_software_impls); i++)
 		if (hwoffload_software_impls[i].name[0])
 			seq_printf(m, "%s %s\n", hwoffload_software_impls[i].name,
 				   hwoffload_software_impls[i].driver);

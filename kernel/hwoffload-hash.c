@@ -5,13 +5,15 @@
  *
  *   HASH-hwoffload-pio		PIO only
  *   HASH-hwoffload-dma		DMA only
- *   HASH-hwoffload		PIO up to the hash's threshold, DMA above it
+ *   HASH-hwoffload		PIO up to the hash's threshold, DMA above it; a whole message up
+ *				to its software threshold to the software tier (hwoffload.h)
  *
  * at priorities 30, 20 and 10 below the kernel's generic C driver of the same hash: on x86 the
  * bare name keeps the kernel's software (generic C, SSSE3/AVX2/SHA-NI above it), which beats an
  * engine reached over a round trip per request; the engine is taken by driver name. md5-generic
  * sits at 0 and the kernel refuses a negative priority, so the md5 drivers are at 0 too: a tie,
- * which the lookup of the bare name resolves to the driver registered last.
+ * which the lookup of the bare name resolves to the driver registered last. The module parameter
+ * hash_priority puts them above instead (hwoffload-core.c), as priority does the AES drivers.
  *
  * hmac(HASH) comes on the same three paths, as drivers named hmac(HASH-hwoffload[-pio|-dma]),
  * their keys set up by hwoffload-hmac.c: a stream starts from the ipad state, and its final
@@ -398,8 +400,58 @@ static int hwoffload_hash_init(struct ahash_request *req)
 }
 
 /*
+ * The software tier (hwoffload.h), in the call: the stream's state (a new one: its buffered
+ * bytes) in the tier's implementation, @len bytes of req->src hashed, and the state back in st,
+ * or (@final) the digest out and the stream ended.
+ */
+static int hwoffload_hash_software(struct ahash_request *req, unsigned int len, bool final)
+{
+	struct hwoffload_hash_req_ctx *rctx = ahash_request_ctx(req);
+	struct ahash_request *sub = &rctx->software_req;
+	int ret;
+
+	ahash_request_set_tfm(sub, hwoffload_hash_ctx(req)->software);
+	ahash_request_set_callback(sub, req->base.flags & CRYPTO_TFM_REQ_MAY_SLEEP, NULL, NULL);
+	if (rctx->st.software) {
+		ret = crypto_ahash_import(sub, rctx->st.tier_state);
+	} else {
+		sg_init_one(&rctx->software_sg, rctx->st.buf, rctx->st.buflen);
+		ahash_request_set_crypt(sub, &rctx->software_sg, NULL, rctx->st.buflen);
+		ret = crypto_ahash_init(sub);
+		if (!ret && rctx->st.buflen)
+			ret = crypto_ahash_update(sub);
+	}
+	ahash_request_set_crypt(sub, req->src, req->result, len);
+	if (ret)
+		return ret;
+	if (final) {
+		ret = crypto_ahash_finup(sub);
+		if (!ret)
+			memset(&rctx->st, 0, sizeof(rctx->st));
+		return ret;
+	}
+	ret = crypto_ahash_update(sub) ?: crypto_ahash_export(sub, rctx->st.tier_state);
+	if (!ret)
+		rctx->st.software = 1;
+	return ret;
+}
+
+/* A request of a stream the software tier has: it fails all the same without the device. */
+static int hwoffload_hash_software_step(struct ahash_request *req, unsigned int len, bool final)
+{
+	struct hwoffload_dev *hw = hwoffload_dev_get(hwoffload_hash_ctx(req)->generation);
+
+	if (!hw)
+		return -ENODEV;
+	hwoffload_dev_put(hw);
+	return hwoffload_hash_software(req, len, final);
+}
+
+/*
  * One engine request: st.buf, then the first @src_len bytes of req->src; @keep bytes of
- * req->src after them are buffered when it succeeds. The path goes by the bytes hashed.
+ * req->src after them are buffered when it succeeds. The path goes by the bytes hashed; by them
+ * the first of a stream (the engine has hashed nothing of it; an HMAC's, but the ipad block) may
+ * give the stream to the software tier instead.
  */
 static int hwoffload_hash_enqueue(struct ahash_request *req, unsigned int src_len,
 				  unsigned int keep, bool final)
@@ -407,19 +459,25 @@ static int hwoffload_hash_enqueue(struct ahash_request *req, unsigned int src_le
 	struct hwoffload_hash_req_ctx *rctx = ahash_request_ctx(req);
 	struct hwoffload_hash_tfm_ctx *ctx = hwoffload_hash_ctx(req);
 	struct hwoffload_dev *hw = hwoffload_dev_get(ctx->generation);
+	bool first = !rctx->st.len_hi &&
+		     rctx->st.len_lo == (ctx->hmac ? hwoffload_hash_blocksize(req) : 0);
+	int tier = first && ctx->software ? HWOFFLOAD_TIER_ENCRYPT : HWOFFLOAD_TIER_NONE;
 	int ret;
 
 	if (!hw)
 		return -ENODEV;
+	rctx->path = hwoffload_route(hw, ctx->path, ctx->info->alg, rctx->st.buflen + src_len, tier,
+				     HWOFFLOAD_STAT_HASH_AUTO_SOFTWARE);
+	if (rctx->path == HWOFFLOAD_PATH_SOFTWARE) {
+		hwoffload_dev_put(hw);
+		return hwoffload_hash_software(req, src_len + keep, final);
+	}
 	rctx->req = req;
 	rctx->hw = hw;
 	rctx->final = final;
 	rctx->hmac_final = final && ctx->hmac;
 	rctx->src_len = src_len;
 	rctx->keep = keep;
-	rctx->path =
-		hwoffload_choose_path(hw, ctx->path, ctx->info->alg, rctx->st.buflen + src_len,
-				      HWOFFLOAD_STAT_HASH_AUTO_PIO, HWOFFLOAD_STAT_HASH_AUTO_DMA);
 	rctx->dma.sync = hwoffload_run_sync(hw, &req->base, rctx->path);
 	if (rctx->dma.sync) {
 		ret = hwoffload_hash_start(hw, req);
@@ -443,6 +501,8 @@ static int hwoffload_hash_update(struct ahash_request *req)
 	unsigned int total = rctx->st.buflen + req->nbytes, send;
 	struct hwoffload_dev *hw;
 
+	if (rctx->st.software)
+		return hwoffload_hash_software_step(req, req->nbytes, false);
 	/*
 	 * Up to a block stays here: a round trip for less would cost more than it hashes. It
 	 * fails all the same without the device, as the stream cannot end.
@@ -465,11 +525,19 @@ static int hwoffload_hash_update(struct ahash_request *req)
 
 static int hwoffload_hash_final(struct ahash_request *req)
 {
+	struct hwoffload_hash_req_ctx *rctx = ahash_request_ctx(req);
+
+	if (rctx->st.software)
+		return hwoffload_hash_software_step(req, 0, true);
 	return hwoffload_hash_enqueue(req, 0, 0, true);
 }
 
 static int hwoffload_hash_finup(struct ahash_request *req)
 {
+	struct hwoffload_hash_req_ctx *rctx = ahash_request_ctx(req);
+
+	if (rctx->st.software)
+		return hwoffload_hash_software_step(req, req->nbytes, true);
 	return hwoffload_hash_enqueue(req, req->nbytes, 0, true);
 }
 
@@ -492,8 +560,12 @@ static int hwoffload_hash_import(struct ahash_request *req, const void *in)
 	struct hwoffload_hash_req_ctx *rctx = ahash_request_ctx(req);
 	const struct hwoffload_hash_state *st = in;
 
-	/* a state from elsewhere must not make hwoffload_hash_copy() read past st.buf */
-	if (st->buflen > hwoffload_hash_blocksize(req))
+	/*
+	 * A state from elsewhere must not make hwoffload_hash_copy() read past st.buf, nor name a
+	 * software tier this transform lacks.
+	 */
+	if (st->software ? !hwoffload_hash_ctx(req)->software :
+			   st->buflen > hwoffload_hash_blocksize(req))
 		return -EINVAL;
 	memcpy(&rctx->st, st, sizeof(rctx->st));
 	return 0;
@@ -532,14 +604,37 @@ static int hwoffload_hash_init_tfm(struct crypto_ahash *tfm)
 	ctx->path = i % HWOFFLOAD_PATH_COUNT;
 	ctx->hmac = i >= ARRAY_SIZE(hwoffload_ahashes) / 2;
 	hwoffload_engine_tfm_init(&ctx->engine, &alg->op);
-	crypto_ahash_set_reqsize(tfm, sizeof(struct hwoffload_hash_req_ctx));
 	ctx->generic = NULL;
+	ctx->software = NULL;
 	ret = ctx->hmac ? hwoffload_hmac_init_tfm(ctx) : 0;
 	if (ret)
 		return ret;
+	if (ctx->path == HWOFFLOAD_PATH_AUTO) {
+		/* synchronous: done in the call, whatever the caller's context */
+		ctx->software = crypto_alloc_ahash(crypto_tfm_alg_name(crypto_ahash_tfm(tfm)), 0,
+						   CRYPTO_ALG_ASYNC | CRYPTO_ALG_NEED_FALLBACK);
+		if (IS_ERR(ctx->software)) {
+			ret = PTR_ERR(ctx->software);
+			ctx->software = NULL;
+			goto out_free;
+		}
+		/* its state travels in ours (hwoffload.h): one that does not fit, no tier */
+		if (crypto_ahash_statesize(ctx->software) >
+		    sizeof_field(struct hwoffload_hash_state, tier_state)) {
+			crypto_free_ahash(ctx->software);
+			ctx->software = NULL;
+		} else {
+			hwoffload_debugfs_software(crypto_ahash_tfm(ctx->software));
+		}
+	}
+	crypto_ahash_set_reqsize(tfm, sizeof(struct hwoffload_hash_req_ctx) +
+				 (ctx->software ? crypto_ahash_reqsize(ctx->software) : 0));
 	ret = hwoffload_tfm_attach(&ctx->generation, HWE_CAP_HASH);
-	if (ret)
-		crypto_free_shash(ctx->generic);
+	if (!ret)
+		return 0;
+out_free:
+	crypto_free_ahash(ctx->software);
+	crypto_free_shash(ctx->generic);
 	return ret;
 }
 
@@ -550,6 +645,7 @@ static void hwoffload_hash_exit_tfm(struct crypto_ahash *tfm)
 	/* the pad states are as good as the key */
 	memzero_explicit(ctx->ipad_state, sizeof(ctx->ipad_state));
 	memzero_explicit(ctx->opad_state, sizeof(ctx->opad_state));
+	crypto_free_ahash(ctx->software);
 	crypto_free_shash(ctx->generic);
 	hwoffload_tfm_detach(ctx->generation);
 }
@@ -573,7 +669,10 @@ static void hwoffload_hash_alg_init(struct ahash_engine_alg *alg,
 		snprintf(base->cra_driver_name, sizeof(base->cra_driver_name), "%s-hwoffload%s",
 			 h->name, p->suffix);
 	}
-	base->cra_priority = max(h->generic_priority - p->below_generic, 0);
+	if (hwoffload_hash_priority)
+		base->cra_priority = max(hwoffload_hash_priority - p->below_auto, 0);
+	else
+		base->cra_priority = max(h->generic_priority - p->below_generic, 0);
 	base->cra_flags = HWOFFLOAD_ALG_FLAGS | p->flags;
 	base->cra_blocksize = h->blocksize;
 	base->cra_ctxsize = sizeof(struct hwoffload_hash_tfm_ctx);

@@ -74,5 +74,12 @@ int hwoffload_hmac_setkey(struct crypto_ahash *tfm, const u8 *key, unsigned int 
 	ret = ret ?: hwoffload_hmac_pad_state(desc, h, pad, HMAC_OPAD_VALUE, ctx->opad_state);
 	memzero_explicit(pad, sizeof(pad));
 	shash_desc_zero(desc);
+	/* the auto driver's software tier, with the caller's request flags */
+	if (!ret && ctx->software) {
+		crypto_ahash_clear_flags(ctx->software, CRYPTO_TFM_REQ_MASK);
+		crypto_ahash_set_flags(ctx->software,
+				       crypto_ahash_get_flags(tfm) & CRYPTO_TFM_REQ_MASK);
+		ret = crypto_ahash_setkey(ctx->software, key, keylen);
+	}
 	return ret;
 }

@@ -8,6 +8,8 @@
  *   software_NAME_encrypt, software_NAME_decrypt
  *			the AES rows: the largest request handed to the software tier (hwoffload.h,
  *			"Software tier"), measured as threshold_NAME; 0 (the default): none
+ *   software_NAME	the hash rows (NAME and hmac(NAME)): the largest message so handed, the
+ *			same way
  */
 #include <linux/device.h>
 #include <linux/sysfs.h>
@@ -56,31 +58,35 @@ static ssize_t hwoffload_threshold_store(struct device *dev, struct device_attri
 	};
 #define HWOFFLOAD_SOFTWARE_ATTRS(name)							\
 	HWOFFLOAD_THRESHOLD_ATTR(software_##name##_encrypt,				\
-				 software[HWOFFLOAD_ALG_##name][0], UINT_MAX)		\
+				 software[HWOFFLOAD_ALG_##name][HWOFFLOAD_TIER_ENCRYPT], UINT_MAX) \
 	HWOFFLOAD_THRESHOLD_ATTR(software_##name##_decrypt,				\
-				 software[HWOFFLOAD_ALG_##name][1], UINT_MAX)
-#define HWOFFLOAD_THRESHOLD_ANY(name, ...)						\
-	HWOFFLOAD_THRESHOLD_ATTR(threshold_##name, threshold[HWOFFLOAD_ALG_##name], UINT_MAX)
+				 software[HWOFFLOAD_ALG_##name][HWOFFLOAD_TIER_DECRYPT], UINT_MAX)
 #define HWOFFLOAD_THRESHOLD_SKCIPHER(name, ...)						\
-	HWOFFLOAD_THRESHOLD_ANY(name)							\
+	HWOFFLOAD_THRESHOLD_ATTR(threshold_##name, threshold[HWOFFLOAD_ALG_##name], UINT_MAX) \
 	HWOFFLOAD_SOFTWARE_ATTRS(name)
+#define HWOFFLOAD_THRESHOLD_HASH(name, ...)						\
+	HWOFFLOAD_THRESHOLD_ATTR(threshold_##name, threshold[HWOFFLOAD_ALG_##name], UINT_MAX) \
+	HWOFFLOAD_THRESHOLD_ATTR(software_##name,					\
+				 software[HWOFFLOAD_ALG_##name][HWOFFLOAD_TIER_ENCRYPT], UINT_MAX)
 /* PIO does not split an AEAD message: the auto driver sends only those that fit the FIFO */
 #define HWOFFLOAD_THRESHOLD_AEAD(name, ...)						\
 	HWOFFLOAD_THRESHOLD_ATTR(threshold_##name, threshold[HWOFFLOAD_ALG_##name],	\
 				 HWE_FIFO_DEPTH)					\
 	HWOFFLOAD_SOFTWARE_ATTRS(name)
 
-HWOFFLOAD_ALGS(HWOFFLOAD_THRESHOLD_SKCIPHER, HWOFFLOAD_THRESHOLD_ANY, HWOFFLOAD_THRESHOLD_AEAD)
+HWOFFLOAD_ALGS(HWOFFLOAD_THRESHOLD_SKCIPHER, HWOFFLOAD_THRESHOLD_HASH, HWOFFLOAD_THRESHOLD_AEAD)
 
 #define HWOFFLOAD_ATTR_ENTRY(attr_name)	&hwoffload_attr_##attr_name.attr.attr,
-#define HWOFFLOAD_THRESHOLD_ENTRY(name, ...)	HWOFFLOAD_ATTR_ENTRY(threshold_##name)
+#define HWOFFLOAD_THRESHOLD_HASH_ENTRIES(name, ...)					\
+	HWOFFLOAD_ATTR_ENTRY(threshold_##name)						\
+	HWOFFLOAD_ATTR_ENTRY(software_##name)
 #define HWOFFLOAD_THRESHOLD_AES_ENTRIES(name, ...)					\
 	HWOFFLOAD_ATTR_ENTRY(threshold_##name)						\
 	HWOFFLOAD_ATTR_ENTRY(software_##name##_encrypt)					\
 	HWOFFLOAD_ATTR_ENTRY(software_##name##_decrypt)
 
 static struct attribute *hwoffload_attrs[] = {
-	HWOFFLOAD_ALGS(HWOFFLOAD_THRESHOLD_AES_ENTRIES, HWOFFLOAD_THRESHOLD_ENTRY,
+	HWOFFLOAD_ALGS(HWOFFLOAD_THRESHOLD_AES_ENTRIES, HWOFFLOAD_THRESHOLD_HASH_ENTRIES,
 		       HWOFFLOAD_THRESHOLD_AES_ENTRIES)
 	NULL
 };

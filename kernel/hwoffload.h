@@ -30,11 +30,14 @@
  * on the engine finish (or time out and fail); it waits for the count of requests in flight
  * to drop to zero before the crypto_engine, interrupt and device are freed.
  *
- * Software tier (doc/driver.md): the AES auto drivers hand a request no longer than their
- * software threshold (sysfs) to the kernel's best implementation that is no driver of ours
- * (all are CRYPTO_ALG_NEED_FALLBACK, which its lookup masks out, templates over ours included),
- * holding the device for the decision only. It completes through a callback of ours, never the
- * caller's on our request: 6.1 hands a callback its request, which kTLS takes for its own.
+ * Software tier (doc/driver.md): the auto drivers hand a request no longer than their software
+ * threshold (sysfs) to the kernel's best implementation that is no driver of ours (all are
+ * CRYPTO_ALG_NEED_FALLBACK, which its lookup masks out, templates over ours included), holding
+ * the device for the decision only; hwoffload_route() decides it with PIO and DMA. An AES one
+ * completes through a callback of ours, never the caller's on our request: 6.1 hands a callback
+ * its request, which kTLS takes for its own. A hash's is synchronous, done in the call, and takes
+ * a stream for good at its first request the engine would have hashed, by the stream's length
+ * then (the digest's, for digest() and finup()); its state travels in the request context.
  *
  * Synchronous requests (doc/driver.md, "PIO and DMA"): a request whose caller may sleep runs in
  * encrypt() or the hash's update/final when no request handed to crypto_engine waits to start
@@ -61,12 +64,14 @@
 #include <linux/list.h>
 #include <linux/mutex.h>
 #include <linux/pm_runtime.h>
+#include <linux/scatterlist.h>
 #include <linux/spinlock.h>
 #include <linux/types.h>
 #include <linux/wait.h>
 #include <linux/workqueue.h>
 
 #include "hwoffload-compat.h"
+#include "hwoffload-stats.h"
 #include "hwoffload_regs.h"
 
 #define HWOFFLOAD_DRIVER_NAME		"hwoffload"
@@ -124,77 +129,26 @@ enum hwoffload_path {
 	HWOFFLOAD_PATH_AUTO,	/* PIO or DMA by the algorithm's threshold */
 	HWOFFLOAD_PATH_PIO,
 	HWOFFLOAD_PATH_DMA,
-	HWOFFLOAD_PATH_COUNT
+	HWOFFLOAD_PATH_COUNT,
+	/* a request's route only, no driver's: an auto driver's software tier (above) */
+	HWOFFLOAD_PATH_SOFTWARE = HWOFFLOAD_PATH_COUNT
 };
+
+/* hwoffload_route(): the software threshold a request is held to, hw->software[alg][tier] */
+#define HWOFFLOAD_TIER_ENCRYPT	0	/* and a hash's */
+#define HWOFFLOAD_TIER_DECRYPT	1
+#define HWOFFLOAD_TIER_NONE	(-1)	/* one the tier cannot take */
 
 /* What the drivers of a path are called and how the kernel ranks them (hwoffload-bind.c). */
 struct hwoffload_path_info {
 	const char *name;		/* in debugfs "requests" */
 	const char *suffix;		/* of the driver names */
-	int below_auto;			/* AES drivers': below hwoffload_priority */
+	int below_auto;			/* below the auto drivers' priority parameter */
 	int below_generic;		/* hash drivers': below the kernel's generic C driver */
 	u32 flags;
 };
 
 extern const struct hwoffload_path_info hwoffload_paths[HWOFFLOAD_PATH_COUNT];
-
-/*
- * Driver statistics, shown in debugfs "stats" by these names (hwoffload-debugfs.c says what
- * they count).
- */
-#define HWOFFLOAD_STATS(X)								\
-	X(PIO_REQUESTS, "pio_requests")							\
-	X(PIO_BYTES, "pio_bytes")							\
-	X(PIO_CHUNKS, "pio_chunks")							\
-	X(PIO_ERRORS, "pio_errors")							\
-	X(PIO_TIMEOUTS, "pio_timeouts")							\
-	X(PIO_SYNC, "pio_sync")								\
-	X(DMA_REQUESTS, "dma_requests")							\
-	X(DMA_BYTES, "dma_bytes")							\
-	X(DMA_DESCS, "dma_descs")							\
-	X(DMA_ZERO_COPY, "dma_zero_copy")						\
-	X(DMA_BOUNCES, "dma_bounces")							\
-	X(DMA_BOUNCE_BYTES, "dma_bounce_bytes")						\
-	X(DMA_BOUNCE_MISALIGNED, "dma_bounce_misaligned")				\
-	X(DMA_BOUNCE_SEGMENTS, "dma_bounce_segments")					\
-	X(DMA_CTR_TAILS, "dma_ctr_tails")						\
-	X(DMA_ERRORS, "dma_errors")							\
-	X(DMA_TIMEOUTS, "dma_timeouts")							\
-	X(DMA_INTERRUPTS, "dma_interrupts")						\
-	X(DMA_CHAINS, "dma_chains")							\
-	X(DMA_CHAINED_REQUESTS, "dma_chained_requests")					\
-	X(DMA_CHAIN_MAX, "dma_chain_max")						\
-	X(DMA_LATE_COMPLETIONS, "dma_late_completions")					\
-	X(DMA_SYNC, "dma_sync")								\
-	X(AUTO_SOFTWARE, "auto_software")						\
-	X(AUTO_PIO, "auto_pio")								\
-	X(AUTO_DMA, "auto_dma")								\
-	X(HASH_PIO_REQUESTS, "hash_pio_requests")					\
-	X(HASH_PIO_BYTES, "hash_pio_bytes")						\
-	X(HASH_DMA_REQUESTS, "hash_dma_requests")					\
-	X(HASH_DMA_BYTES, "hash_dma_bytes")						\
-	X(HASH_AUTO_PIO, "hash_auto_pio")						\
-	X(HASH_AUTO_DMA, "hash_auto_dma")						\
-	X(HASH_BUFFERED, "hash_buffered")						\
-	X(GCM_PIO_REQUESTS, "gcm_pio_requests")						\
-	X(GCM_PIO_BYTES, "gcm_pio_bytes")						\
-	X(GCM_DMA_REQUESTS, "gcm_dma_requests")						\
-	X(GCM_DMA_BYTES, "gcm_dma_bytes")						\
-	X(GCM_AUTO_SOFTWARE, "gcm_auto_software")					\
-	X(GCM_AUTO_PIO, "gcm_auto_pio")							\
-	X(GCM_AUTO_DMA, "gcm_auto_dma")							\
-	X(GCM_TAG_MISMATCHES, "gcm_tag_mismatches")					\
-	X(RESETS, "resets")								\
-	X(RESET_FAILURES, "reset_failures")						\
-	X(PM_RESUMES, "pm_resumes")							\
-	X(PM_SUSPENDS, "pm_suspends")
-
-#define HWOFFLOAD_STAT_ENUM(stat, name)	HWOFFLOAD_STAT_##stat,
-
-enum hwoffload_stat {
-	HWOFFLOAD_STATS(HWOFFLOAD_STAT_ENUM)
-	HWOFFLOAD_STAT_COUNT
-};
 
 #define HWOFFLOAD_FAULT_KNOBS		4
 
@@ -337,7 +291,7 @@ struct hwoffload_dev {
 	bool dma_chain;			/* publish while the ring is busy; debugfs "chain" */
 	struct delayed_work timeout_work;
 	unsigned int threshold[HWOFFLOAD_ALG_COUNT];	/* hwoffload-sysfs.c */
-	unsigned int software[HWOFFLOAD_ALG_COUNT][2];	/* the software tier's: [row][decrypt] */
+	unsigned int software[HWOFFLOAD_ALG_COUNT][2];	/* the software tier's: [row][tier] */
 	/* binding (hwoffload-bind.c) */
 	unsigned long generation;	/* this binding's; the transforms attached keep it */
 	unsigned int sessions;		/* transforms attached, each a runtime PM reference */
@@ -443,6 +397,8 @@ struct hwoffload_hash_tfm_ctx {
 	bool hmac;
 	/* HMAC only: the generic hash, for keys longer than a block and the pad blocks */
 	struct crypto_shash *generic;
+	/* the auto driver's software tier ("Software tier" above); NULL on the others */
+	struct crypto_ahash *software;
 	/* the chaining states after the key's ipad and opad blocks, in the engine's layout */
 	u8 ipad_state[HWE_HASH_STATE_SIZE];
 	u8 opad_state[HWE_HASH_STATE_SIZE];
@@ -450,15 +406,23 @@ struct hwoffload_hash_tfm_ctx {
 
 /*
  * A hash stream between requests, and what export() hands out: self-contained (no pointers,
- * so a state imported into another request or socket is whole; the stm32-hash lesson).
+ * so a state imported into another request or socket is whole; the stm32-hash lesson). A stream
+ * the auto driver gave its software tier ("Software tier" above) is that implementation's export
+ * (a generic one's is at most a SHA-512 state: state words, a 128-bit count, a block).
  */
 struct hwoffload_hash_state {
-	u64 len_lo;			/* the engine's length counter: bytes it hashed */
-	u64 len_hi;
-	u8 state[HWE_HASH_STATE_SIZE];		/* its chaining state after them */
-	u8 buf[HWE_HASH_BLOCK_MAX];	/* bytes not sent yet: at most one block */
-	u32 buflen;
-	u32 started;			/* the engine took a block: resume, no INIT */
+	u32 software;			/* the software tier's stream: tier_state, no engine */
+	union {
+		struct {
+			u64 len_lo;	/* the engine's length counter: bytes it hashed */
+			u64 len_hi;
+			u8 state[HWE_HASH_STATE_SIZE];	/* its chaining state after them */
+			u8 buf[HWE_HASH_BLOCK_MAX];	/* bytes not sent yet: at most a block */
+			u32 buflen;
+			u32 started;	/* the engine took a block: resume, no INIT */
+		};
+		u8 tier_state[HWE_HASH_STATE_SIZE + 16 + HWE_HASH_BLOCK_MAX];
+	};
 };
 
 struct hwoffload_hash_req_ctx {
@@ -476,10 +440,14 @@ struct hwoffload_hash_req_ctx {
 	struct scatterlist *dma_src;
 	int src_nents;			/* entries given to dma_map_sg(); 0: nothing mapped */
 	struct hwoffload_bounce bounce;	/* st.buf is not empty, or req->src breaks the rules */
+	/* the software tier's: st.buf, then its request; last: the request's context follows */
+	struct scatterlist software_sg;
+	struct ahash_request software_req;
 };
 
 extern unsigned int hwoffload_timeout_ms;
 extern int hwoffload_priority;
+extern int hwoffload_hash_priority;
 
 /*
  * BAR2 is ordinary shared memory to the CPU: single-copy loads and stores of little-endian
@@ -580,7 +548,7 @@ extern const struct attribute_group *hwoffload_attr_groups[];
 /* hwoffload-debugfs.c */
 void hwoffload_debugfs_module_init(void);
 void hwoffload_debugfs_module_exit(void);
-void hwoffload_debugfs_software(enum hwoffload_alg_id alg, struct crypto_tfm *software);
+void hwoffload_debugfs_software(struct crypto_tfm *software);
 void hwoffload_debugfs_init(struct hwoffload_dev *hw);
 void hwoffload_debugfs_exit(struct hwoffload_dev *hw);
 void hwoffload_debugfs_log_request(struct hwoffload_dev *hw,
@@ -593,13 +561,9 @@ int hwoffload_tfm_attach(unsigned long *generation, u32 caps);
 void hwoffload_tfm_detach(unsigned long generation);
 struct hwoffload_dev *hwoffload_dev_get(unsigned long generation);
 void hwoffload_dev_put(struct hwoffload_dev *hw);
-bool hwoffload_choose_software(struct hwoffload_dev *hw, enum hwoffload_path path,
-			       enum hwoffload_alg_id alg, unsigned int len, bool decrypt,
-			       enum hwoffload_stat auto_software);
-enum hwoffload_path hwoffload_choose_path(struct hwoffload_dev *hw, enum hwoffload_path path,
-					  enum hwoffload_alg_id alg, unsigned int len,
-					  enum hwoffload_stat auto_pio,
-					  enum hwoffload_stat auto_dma);
+enum hwoffload_path hwoffload_route(struct hwoffload_dev *hw, enum hwoffload_path path,
+				    enum hwoffload_alg_id alg, unsigned int len, int tier,
+				    enum hwoffload_stat auto_software);
 bool hwoffload_run_sync(struct hwoffload_dev *hw, struct crypto_async_request *base,
 			enum hwoffload_path path);
 void hwoffload_queue_enter(struct hwoffload_dev *hw);

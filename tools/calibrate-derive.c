@@ -334,8 +334,7 @@ static unsigned int least_loss_split(const struct cal_subject *s, cal_mask mask,
 	       1;
 }
 
-/* The usable PIO and DMA paths of the bundled engine in s: false when either is missing. */
-static bool engine_paths(const struct cal_subject *s, int *pio, int *dma)
+bool cal_engine_paths(const struct cal_subject *s, int *pio, int *dma)
 {
 	cal_mask mask = cal_usable(s);
 
@@ -355,7 +354,7 @@ bool cal_engine_threshold(const struct cal_subject *s, unsigned int *threshold)
 {
 	int pio, dma;
 
-	if (!engine_paths(s, &pio, &dma))
+	if (!cal_engine_paths(s, &pio, &dma))
 		return false;
 	/* One threshold: PIO up to it, DMA above. */
 	*threshold = least_loss_split(s, (1u << pio) | (1u << dma), pio, dma, dma);
@@ -380,7 +379,7 @@ bool cal_software_threshold(const struct cal_subject *s, unsigned int *threshold
 {
 	int tier = cal_software_tier(s), pio, dma;
 
-	if (tier < 0 || !engine_paths(s, &pio, &dma))
+	if (tier < 0 || !cal_engine_paths(s, &pio, &dma))
 		return false;
 	*threshold = least_loss_split(s, (1u << tier) | (1u << pio) | (1u << dma), tier, pio, dma);
 	return true;

@@ -363,7 +363,7 @@ static void add_software_tier(struct cal_measurement *m, struct cal_subject *s)
 		if (d->impls[i].class == HWOFF_IMPL_ENGINE_AUTO &&
 		    strcmp(d->impls[i].name, s->alg->kernel_name) == 0)
 			engine_auto = &d->impls[i];
-	if (!engine_auto || hwoff_alg_is_digest(s->alg) || s->path_count == CAL_PATHS_MAX ||
+	if (!engine_auto || s->path_count == CAL_PATHS_MAX ||
 	    hwoff_probe_alg(s->alg, engine_auto->driver, reason, sizeof(reason)))
 		return;
 	f = fopen(CAL_SOFTWARE_TIERS, "r");

@@ -20,22 +20,35 @@
 /* ---- the engine's auto driver thresholds ---------------------------------------------------- */
 
 /*
- * The sysfs name of a subject's PIO/DMA threshold: the mode of "cbc(aes)", all of "sha256"; an
- * HMAC row's is its digest's (the auto hmac(sha256-hwoffload) driver follows threshold_sha256).
+ * The name a subject's row has in sysfs: the mode of "cbc(aes)", all of "sha256"; an HMAC's is
+ * its digest's (the auto hmac(sha256-hwoffload) driver follows the sha256 thresholds).
  */
-static void threshold_name(const struct cal_subject *s, char *buf, size_t size)
+static int row_name(const struct cal_subject *s, const char **name)
 {
-	const char *kernel_name =
-		hwoff_alg_is_hmac(s->alg) ? s->alg->hmac_of->kernel_name : s->alg->kernel_name;
-
-	snprintf(buf, size, "threshold_%.*s", (int)strcspn(kernel_name, "("), kernel_name);
+	*name = hwoff_alg_is_hmac(s->alg) ? s->alg->hmac_of->kernel_name : s->alg->kernel_name;
+	return (int)strcspn(*name, "(");
 }
 
-/* The sysfs name of a subject's software threshold: "software_cbc_encrypt". */
+/* The sysfs name of a subject's PIO/DMA threshold: "threshold_cbc", "threshold_sha256". */
+static void threshold_name(const struct cal_subject *s, char *buf, size_t size)
+{
+	const char *name;
+	int len = row_name(s, &name);
+
+	snprintf(buf, size, "threshold_%.*s", len, name);
+}
+
+/* The sysfs name of a subject's software threshold: "software_cbc_encrypt", "software_sha256". */
 static void software_name(const struct cal_subject *s, char *buf, size_t size)
 {
-	snprintf(buf, size, "software_%.*s_%s", (int)strcspn(s->alg->kernel_name, "("),
-		 s->alg->kernel_name, hwoff_direction_name(s->direction));
+	const char *name;
+	int len = row_name(s, &name);
+
+	if (s->direction == HWOFF_DIGEST)
+		snprintf(buf, size, "software_%.*s", len, name);
+	else
+		snprintf(buf, size, "software_%.*s_%s", len, name,
+			 hwoff_direction_name(s->direction));
 }
 
 /* A kind of the auto drivers' thresholds: its sysfs name, its value, what it is. */
@@ -126,22 +139,18 @@ static void report_software_tier(const struct cal_run *run, char *report, size_t
 {
 	for (size_t i = 0; i < run->subject_count; i++) {
 		const struct cal_subject *s = &run->subjects[i];
-		int tier = cal_software_tier(s);
+		int tier = cal_software_tier(s), pio, dma;
 		unsigned int threshold, slower = 0, above = 0;
 		char sizes[256] = "";
 
-		if (!cal_software_threshold(s, &threshold))
+		if (!cal_software_threshold(s, &threshold) || !cal_engine_paths(s, &pio, &dma))
 			continue;
 		for (size_t k = 0; k < s->point_count; k++) {
 			const struct cal_point *pt = &s->points[k];
-			double engine = 0;
+			double engine = fmax(pt->bytes_per_s[pio], pt->bytes_per_s[dma]);
 
 			if (pt->size <= threshold || pt->bytes_per_s[tier] <= 0)
 				continue;
-			for (unsigned int p = 0; p < s->path_count; p++)
-				if (s->paths[p].class == HWOFF_IMPL_ENGINE_PIO ||
-				    s->paths[p].class == HWOFF_IMPL_ENGINE_DMA)
-					engine = fmax(engine, pt->bytes_per_s[p]);
 			above++;
 			if (engine < 0.97 * pt->bytes_per_s[tier]) {
 				slower++;

@@ -187,6 +187,9 @@ size_t cal_proven(const struct cal_subject *subjects, size_t count, const char *
 /* The usable paths of s (software and kernel drivers that did not fail). */
 cal_mask cal_usable(const struct cal_subject *s);
 
+/* The usable PIO and DMA paths of the bundled engine in s: false when either is missing. */
+bool cal_engine_paths(const struct cal_subject *s, int *pio, int *dma);
+
 /*
  * The bundled engine's auto driver threshold for s: the largest size it should send by PIO
  * (the kernel sends len <= threshold by PIO), from the PIO/DMA throughput figures alone: the
@@ -200,7 +203,8 @@ bool cal_engine_threshold(const struct cal_subject *s, unsigned int *threshold);
 int cal_software_tier(const struct cal_subject *s);
 
 /*
- * The bundled engine's auto driver software threshold for s (sysfs software_MODE_DIRECTION): the
+ * The bundled engine's auto driver software threshold for s (sysfs software_MODE_DIRECTION, a
+ * hash's software_HASH): the
  * largest size it should hand its software tier, from the throughput of that tier against the
  * better of PIO and DMA at each size, split as cal_engine_threshold() splits: 0 when the engine
  * is best throughout, UINT_MAX when the software tier is. Returns false when s lacks the tier or

@@ -627,22 +627,9 @@ END_TEST
  */
 START_TEST(tcrypt_software_tier)
 {
-	long long auto_software, auto_pio;
-	char path[256];
+	static const int tcrypt_modes[] = { 35 };
 
-	reload_module("priority=1000");
-	check_gcm_selftests();
-	snprintf(path, sizeof(path), "%sgcm_encrypt", SYSFS_SOFTWARE);
-	write_number(path, 64);
-	snprintf(path, sizeof(path), "%sgcm_decrypt", SYSFS_SOFTWARE);
-	write_number(path, 64);
-	auto_software = stat_value("gcm_auto_software");
-	auto_pio = stat_value("gcm_auto_pio");
-	run_tcrypt(35);
-	/* its vectors went through both tiers of the auto driver */
-	ck_assert_stat_grew("gcm_auto_software", auto_software, 1);
-	ck_assert_stat_grew("gcm_auto_pio", auto_pio, 1);
-	reload_module("");
+	run_tcrypt_software_tier("priority=1000", "gcm_", tcrypt_modes, 1);
 	check_gcm_selftests();
 }
 END_TEST

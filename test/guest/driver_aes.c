@@ -411,32 +411,16 @@ START_TEST(paths_by_statistics)
 END_TEST
 
 /*
- * The kernel's own self-tests (tcrypt: testmgr's vectors on the highest priority ecb, cbc and
- * ctr(aes), and the templates over them) on the auto drivers with their software tier in force:
- * the module again, ranked above AES-NI (priority), and vectors of up to 64 bytes to software.
- * A wrong result is a "alg: skcipher: ... failed" line, which fails the guest run.
+ * The kernel's own self-tests (tcrypt mode 10: testmgr's vectors on the highest priority ecb,
+ * cbc and ctr(aes), and the templates over them) on the auto drivers with their software tier
+ * in force (run_tcrypt_software_tier()): the module ranked above AES-NI (priority). A wrong
+ * result is a "alg: skcipher: ... failed" line, which fails the guest run.
  */
 START_TEST(tcrypt_software_tier)
 {
-	long long auto_software, auto_pio;
-	char path[256];
-	int mode, dir;
+	static const int tcrypt_modes[] = { 10 };
 
-	reload_module("priority=1000");
-	check_aes_selftests();
-	for (mode = 0; mode < MODES; mode++)
-		for (dir = 0; dir < 2; dir++) {
-			snprintf(path, sizeof(path), "%s%s_%s", SYSFS_SOFTWARE, modes[mode].name,
-				 dir ? "decrypt" : "encrypt");
-			write_number(path, 64);
-		}
-	auto_software = stat_value("auto_software");
-	auto_pio = stat_value("auto_pio");
-	run_tcrypt(10);
-	/* its vectors went through both tiers of the auto drivers */
-	ck_assert_stat_grew("auto_software", auto_software, 1);
-	ck_assert_stat_grew("auto_pio", auto_pio, 1);
-	reload_module("");
+	run_tcrypt_software_tier("priority=1000", "", tcrypt_modes, 1);
 	check_aes_selftests();
 }
 END_TEST

@@ -8,7 +8,8 @@
  * mid-stream (export/import); many streams interleaved on the one engine, from one thread and
  * from several; the debugfs statistics show each path ran and follow the sysfs threshold;
  * injected faults give errors, never a wrong digest; the driver's hmac(HASH-hwoffload[-PATH])
- * with random keys (shorter and longer than a block) against OpenSSL's HMAC.
+ * with random keys (shorter and longer than a block) against OpenSSL's HMAC; the auto drivers'
+ * software tier, and the kernel's self-tests with it in force.
  *
  * Runs in the guest as root, from the build tree, with the module loaded (test/vm/run).
  */
@@ -211,15 +212,15 @@ START_TEST(selftests_passed)
 END_TEST
 
 /* Edge then random lengths, random pieces, aligned or not, against OpenSSL. */
-START_TEST(differential)
+static void differential_on(int hash, enum path path, uint64_t seed)
 {
-	int hash = _i / PATHS, i;
 	unsigned char *buf = alloc_buffer();
 	struct test_rng rng;
 	char name[64], err[256];
+	int i;
 
-	driver_name(hash, _i % PATHS, name, sizeof(name));
-	test_rng_init(&rng, 0x1000 + (uint64_t)_i);
+	driver_name(hash, path, name, sizeof(name));
+	test_rng_init(&rng, seed);
 	for (i = 0; i < ITERATIONS; i++) {
 		size_t len = random_len(&rng, i);
 		unsigned char *data = random_data(&rng, buf, len);
@@ -229,6 +230,11 @@ START_TEST(differential)
 	}
 	free(buf);
 }
+
+START_TEST(differential)
+{
+	differential_on(_i / PATHS, _i % PATHS, 0x1000 + (uint64_t)_i);
+}
 END_TEST
 
 /*
@@ -236,16 +242,16 @@ END_TEST
  * the original and the clone, fed the same rest, give the digest of the whole; a clone fed
  * something else gives the digest of that.
  */
-START_TEST(clones)
+static void clones_on(int hash, enum path path, uint64_t seed)
 {
-	int hash = _i / PATHS, i;
 	size_t dlen = (size_t)EVP_MD_get_size(evp_md(hash));
 	unsigned char *buf = alloc_buffer(), got[MAX_DIGEST], want[MAX_DIGEST];
 	struct test_rng rng;
 	char name[64];
+	int i;
 
-	driver_name(hash, _i % PATHS, name, sizeof(name));
-	test_rng_init(&rng, 0x2000 + (uint64_t)_i);
+	driver_name(hash, path, name, sizeof(name));
+	test_rng_init(&rng, seed);
 	for (i = 0; i < 6; i++) {
 		size_t len = test_rng_range(&rng, 0, i < 3 ? 300 : 3 * THRESHOLD);
 		size_t cut = test_rng_range(&rng, 0, len), other = test_rng_range(&rng, 0, 200);
@@ -277,6 +283,11 @@ START_TEST(clones)
 		close(fd);
 	}
 	free(buf);
+}
+
+START_TEST(clones)
+{
+	clones_on(_i / PATHS, _i % PATHS, 0x2000 + (uint64_t)_i);
 }
 END_TEST
 
@@ -508,15 +519,15 @@ END_TEST
  * random lengths and pieces, against OpenSSL's HMAC. (The kernel's hmac template cannot be built
  * over an async hash before 6.16; the driver's own HMACs carry the names it would give.)
  */
-START_TEST(hmac)
+static void hmac_on(int hash, enum path path, uint64_t seed)
 {
-	int hash = _i / PATHS, i;
 	unsigned char *buf = alloc_buffer(), key[300];
 	struct test_rng rng;
 	char name[80], err[256];
+	int i;
 
-	hmac_name(hash, _i % PATHS, name, sizeof(name));
-	test_rng_init(&rng, 0x7000 + (uint64_t)_i);
+	hmac_name(hash, path, name, sizeof(name));
+	test_rng_init(&rng, seed);
 	for (i = 0; i < 10; i++) {
 		size_t key_len = test_rng_range(&rng, 1, i & 1 ? sizeof(key) : hashes[hash].block);
 		size_t len = random_len(&rng, i < 5 ? i * 3 : 100);
@@ -527,6 +538,65 @@ START_TEST(hmac)
 			ck_abort_msg("%s", err);
 	}
 	free(buf);
+}
+
+START_TEST(hmac)
+{
+	hmac_on(_i / PATHS, _i % PATHS, 0x7000 + (uint64_t)_i);
+}
+END_TEST
+
+/*
+ * The auto driver's software tier (kernel/hwoffload.h): a stream whose first request the engine
+ * would hash is up to software_HASH bytes goes to the kernel's software for good, with its later
+ * requests, clones (export/import) and HMACs; a longer first request keeps it on the engine.
+ */
+START_TEST(software_tier)
+{
+	long long software, pio, dma, saved;
+	char threshold[128];
+
+	snprintf(threshold, sizeof(threshold), "%s%s", SYSFS_SOFTWARE, hashes[_i].name);
+	saved = read_number(threshold);
+	write_number(threshold, 1024);
+	software = stat_value("hash_auto_software");
+	pio = stat_value("hash_pio_requests");
+	dma = stat_value("hash_dma_requests");
+	/* a 512-byte message; a 64 KiB one whose first piece is 1000 bytes */
+	run_checked(_i, AUTO, 512, 0, 0);
+	run_checked(_i, AUTO, 64 * 1024, 0, 1000);
+	ck_assert_stat_grew("hash_auto_software", software, 2 * RUNS);
+	ck_assert_stat_same("hash_pio_requests", pio);
+	ck_assert_stat_same("hash_dma_requests", dma);
+	/* 8 KiB in one piece: the engine's */
+	software = stat_value("hash_auto_software");
+	run_checked(_i, AUTO, 8192, 0, 0);
+	ck_assert_stat_same("hash_auto_software", software);
+	ck_assert_msg(stat_value("hash_pio_requests") + stat_value("hash_dma_requests") >=
+			      pio + dma + RUNS,
+		      "8 KiB digests did not reach the engine");
+	/* random lengths and pieces, clones and HMACs across the threshold */
+	write_number(threshold, THRESHOLD);
+	differential_on(_i, AUTO, 0x8000 + (uint64_t)_i);
+	clones_on(_i, AUTO, 0x8100 + (uint64_t)_i);
+	hmac_on(_i, AUTO, 0x8200 + (uint64_t)_i);
+	ck_assert_stat_grew("hash_auto_software", software, 1);
+	write_number(threshold, saved);
+}
+END_TEST
+
+/*
+ * The kernel's self-tests (tcrypt: testmgr's vectors of each hash and its HMAC on the highest
+ * priority driver) on the auto drivers with their software tier in force
+ * (run_tcrypt_software_tier()): the module with hash_priority, so that they rank first.
+ */
+START_TEST(tcrypt_software_tier)
+{
+	/* md5, sha1, sha256, sha384, sha512, sha224, then hmac() of each */
+	static const int tcrypt_modes[] = { 1, 2, 6, 11, 12, 33, 100, 101, 102, 103, 104, 105 };
+
+	run_tcrypt_software_tier("hash_priority=1000", "hash_", tcrypt_modes,
+				 sizeof(tcrypt_modes) / sizeof(tcrypt_modes[0]));
 }
 END_TEST
 
@@ -575,6 +645,8 @@ int main(void)
 	tcase_add_loop_test(tc, injected_faults, 0, FAULT_CASES);
 	tcase_add_loop_test(tc, hmac, 0, DRIVERS);
 	tcase_add_loop_test(tc, kcapi_dgst_tool, 0, DRIVERS);
+	tcase_add_loop_test(tc, software_tier, 0, HASHES);
+	tcase_add_test(tc, tcrypt_software_tier);
 	suite_add_tcase(s, tc);
 	return test_run_suite(s);
 }

@@ -226,6 +226,32 @@ void run_tcrypt(int mode)
 		      "tcrypt mode=%d failed (dmesg)", mode);
 }
 
+void run_tcrypt_software_tier(const char *args, const char *family, const int *modes, int count)
+{
+	char software_name[64], pio_name[64];
+	long long software, pio;
+	size_t i;
+	glob_t g;
+	int k;
+
+	reload_module(args);
+	check_module_selftests_passed();
+	ck_assert_int_eq(glob(SYSFS_SOFTWARE "*", 0, NULL, &g), 0);
+	for (i = 0; i < g.gl_pathc; i++)
+		write_number(g.gl_pathv[i], 64);
+	globfree(&g);
+	snprintf(software_name, sizeof(software_name), "%sauto_software", family);
+	snprintf(pio_name, sizeof(pio_name), "%sauto_pio", family);
+	software = stat_value(software_name);
+	pio = stat_value(pio_name);
+	for (k = 0; k < count; k++)
+		run_tcrypt(modes[k]);
+	ck_assert_stat_grew(software_name, software, 1);
+	ck_assert_stat_grew(pio_name, pio, 1);
+	reload_module("");
+	check_module_selftests_passed();
+}
+
 void write_file(const char *path, const void *data, size_t len)
 {
 	FILE *f = fopen(path, "wb");

@@ -13,7 +13,7 @@
 #define STATS		"/sys/kernel/debug/hwoffload/*/stats"
 #define DEBUGFS_KNOB	"/sys/kernel/debug/hwoffload/*/"
 #define SYSFS_THRESHOLD "/sys/bus/pci/drivers/hwoffload/*/hwoffload/threshold_"
-/* the AES auto drivers' software tier: SYSFS_SOFTWARE "cbc_encrypt" */
+/* the auto drivers' software tier: SYSFS_SOFTWARE "cbc_encrypt", "sha256" */
 #define SYSFS_SOFTWARE	"/sys/bus/pci/drivers/hwoffload/*/hwoffload/software_"
 #define TIMEOUT_PARAM	"/sys/module/hwoffload/parameters/timeout_ms"
 
@@ -39,6 +39,14 @@ void reload_module(const char *args);
  * none failed (a wrong result's "alg: ... failed" line also fails the guest run).
  */
 void run_tcrypt(int mode);
+/*
+ * The kernel's self-tests (tcrypt's @modes, @count of them: testmgr's vectors on the highest
+ * priority drivers, and the templates over them) on the auto drivers with their software tier in
+ * force: the module reloaded with @args (ranked above the CPU's own drivers), every software
+ * threshold at 64 bytes. The vectors must go through both tiers: the statistics @family
+ * "auto_software" and "auto_pio" grow ("", "gcm_", "hash_"). Then the module as it was.
+ */
+void run_tcrypt_software_tier(const char *args, const char *family, const int *modes, int count);
 /*
  * The AF_ALG transform socket of driver @name of @type ("skcipher", "hash"), keyed with @key
  * when not NULL: >= 0, or -errno of socket, bind or setkey.
