@@ -32,7 +32,7 @@
 
 #include "benchutil.h"
 
-#define RECORD_HEADER 5
+#define RECORD_HEADER	 5
 #define APPLICATION_DATA 23
 
 struct fetch {
@@ -42,7 +42,7 @@ struct fetch {
 	const unsigned char *body;
 	size_t body_len;
 	size_t header_len; /* of the response, learnt from the first */
-	size_t overhead;   /* of one record: the record's length less its plaintext's */
+	size_t overhead; /* of one record: the record's length less its plaintext's */
 };
 
 static void die_tls(const char *what)
@@ -152,7 +152,8 @@ static unsigned long fetch_counted(struct fetch *f, double seconds, double start
 			}
 		}
 		if (got != want || header)
-			die("a response of %zu bytes, not %zu: the records do not add up", got, want);
+			die("a response of %zu bytes, not %zu: the records do not add up", got,
+			    want);
 		responses++;
 	} while (now() - start < seconds);
 	return responses;
@@ -200,11 +201,11 @@ static int usage(void)
 
 int main(int argc, char **argv)
 {
-	static const struct option options[] = {
-		{ "ktls", no_argument, NULL, 'k' },	  { "cafile", required_argument, NULL, 'a' },
-		{ "count", required_argument, NULL, 'c' }, { "seconds", required_argument, NULL, 's' },
-		{ 0 }
-	};
+	static const struct option options[] = { { "ktls", no_argument, NULL, 'k' },
+						 { "cafile", required_argument, NULL, 'a' },
+						 { "count", required_argument, NULL, 'c' },
+						 { "seconds", required_argument, NULL, 's' },
+						 { 0 } };
 	const char *cafile = NULL;
 	double seconds = 0;
 	unsigned long count = 1, i;

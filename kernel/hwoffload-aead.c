@@ -278,8 +278,8 @@ static int hwoffload_aead_crypt(struct aead_request *req, bool decrypt)
 		return -ENODEV;
 	if (path == HWOFFLOAD_PATH_PIO && len > HWE_FIFO_DEPTH)
 		path = HWOFFLOAD_PATH_DMA;
-	rctx->path = hwoffload_route(hw, path, ctx->alg, len, decrypt,
-				     HWOFFLOAD_STAT_GCM_AUTO_SOFTWARE);
+	rctx->path =
+		hwoffload_route(hw, path, ctx->alg, len, decrypt, HWOFFLOAD_STAT_GCM_AUTO_SOFTWARE);
 	if (rctx->path == HWOFFLOAD_PATH_SOFTWARE) {
 		hwoffload_dev_put(hw);
 		return hwoffload_aead_software(req);

@@ -5,8 +5,9 @@
  *
  *   HASH-hwoffload-pio		PIO only
  *   HASH-hwoffload-dma		DMA only
- *   HASH-hwoffload		PIO up to the hash's threshold, DMA above it; a whole message up
- *				to its software threshold to the software tier (hwoffload.h)
+ *   HASH-hwoffload		PIO up to the hash's threshold, DMA above it; a stream whose first
+ *				engine request is up to its software threshold, to the software
+ *				tier for good (hwoffload.h)
  *
  * at priorities 30, 20 and 10 below the kernel's generic C driver of the same hash: on x86 the
  * bare name keeps the kernel's software (generic C, SSSE3/AVX2/SHA-NI above it), which beats an
@@ -564,8 +565,8 @@ static int hwoffload_hash_import(struct ahash_request *req, const void *in)
 	 * A state from elsewhere must not make hwoffload_hash_copy() read past st.buf, nor name a
 	 * software tier this transform lacks.
 	 */
-	if (st->software ? !hwoffload_hash_ctx(req)->software :
-			   st->buflen > hwoffload_hash_blocksize(req))
+	if (st->software ? !hwoffload_hash_ctx(req)->software
+			 : st->buflen > hwoffload_hash_blocksize(req))
 		return -EINVAL;
 	memcpy(&rctx->st, st, sizeof(rctx->st));
 	return 0;
@@ -597,7 +598,7 @@ static int hwoffload_hash_init_tfm(struct crypto_ahash *tfm)
 	struct ahash_engine_alg *alg =
 		container_of(__crypto_ahash_alg(crypto_ahash_tfm(tfm)->__crt_alg),
 			     struct ahash_engine_alg, base);
-	unsigned int i = alg - hwoffload_ahashes;
+	unsigned int i = alg - hwoffload_ahashes, reqsize;
 	int ret;
 
 	ctx->info = &hwoffload_hashes[i / HWOFFLOAD_PATH_COUNT % ARRAY_SIZE(hwoffload_hashes)];
@@ -627,8 +628,10 @@ static int hwoffload_hash_init_tfm(struct crypto_ahash *tfm)
 			hwoffload_debugfs_software(crypto_ahash_tfm(ctx->software));
 		}
 	}
-	crypto_ahash_set_reqsize(tfm, sizeof(struct hwoffload_hash_req_ctx) +
-				 (ctx->software ? crypto_ahash_reqsize(ctx->software) : 0));
+	reqsize = sizeof(struct hwoffload_hash_req_ctx);
+	if (ctx->software)
+		reqsize += crypto_ahash_reqsize(ctx->software);
+	crypto_ahash_set_reqsize(tfm, reqsize);
 	ret = hwoffload_tfm_attach(&ctx->generation, HWE_CAP_HASH);
 	if (!ret)
 		return 0;
