@@ -409,6 +409,7 @@ static int hwoffload_hash_software(struct ahash_request *req, unsigned int len, 
 {
 	struct hwoffload_hash_req_ctx *rctx = ahash_request_ctx(req);
 	struct ahash_request *sub = &rctx->software_req;
+	u8 tier[sizeof_field(struct hwoffload_hash_state, tier_state)];
 	int ret;
 
 	ahash_request_set_tfm(sub, hwoffload_hash_ctx(req)->software);
@@ -431,9 +432,13 @@ static int hwoffload_hash_software(struct ahash_request *req, unsigned int len, 
 			memset(&rctx->st, 0, sizeof(rctx->st));
 		return ret;
 	}
-	ret = crypto_ahash_update(sub) ?: crypto_ahash_export(sub, rctx->st.tier_state);
-	if (!ret)
+	/* exported aside first: a failure leaves st as it was, the engine's state included */
+	ret = crypto_ahash_update(sub) ?: crypto_ahash_export(sub, tier);
+	if (!ret) {
+		memcpy(rctx->st.tier_state, tier, sizeof(tier));
 		rctx->st.software = 1;
+	}
+	memzero_explicit(tier, sizeof(tier));
 	return ret;
 }
 
