@@ -1,7 +1,8 @@
 # shellcheck shell=bash
 # SPDX-License-Identifier: Apache-2.0
-# Debian's nginx serving files over TLS in a guest, for test/guest/tls_matrix, test/guest/ktls and
-# bench/tls-file-speed (sourced by each; the functions use nothing of theirs).
+# Debian's nginx serving files over TLS in a guest, and where the records went, for
+# test/guest/tls_matrix, test/guest/ktls and bench/tls-file-speed (sourced by each; the functions
+# use nothing of theirs).
 #
 # nginx_files WORK                 a self-signed RSA-2048 certificate for localhost (WORK/cert.pem,
 #                                  WORK/key.pem), WORK/www for the files, WORK/tmp for nginx
@@ -16,6 +17,10 @@
 #                                  for its worker: sets nginx_pid and nginx_worker, or says why
 #                                  not and returns 1
 # nginx_stop PID                   stops that nginx (after 10 s, kills it)
+# gcm_counts STATS                 "requests bytes software" of gcm(aes) in the driver's debugfs
+#                                  STATS: the engine's PIO and DMA requests and bytes, and the
+#                                  auto driver's software tier's requests
+# tls_stat NAME                    a count of the kernel's TLS (/proc/net/tls_stat: TlsTxSw ...)
 
 nginx_files() { # WORK
 	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=localhost \
@@ -97,4 +102,13 @@ nginx_stop() { # PID
 	done
 	kill -KILL "$1" 2>/dev/null
 	wait "$1" 2>/dev/null
+}
+
+gcm_counts() { # STATS
+	awk '/^gcm_(pio|dma)_requests:/ { r += $2 } /^gcm_(pio|dma)_bytes:/ { b += $2 }
+		/^gcm_auto_software:/ { s = $2 } END { printf "%.0f %.0f %.0f\n", r, b, s }' "$1"
+}
+
+tls_stat() { # NAME
+	awk -v name="$1" '$1 == name { print $2 }' /proc/net/tls_stat
 }
