@@ -173,7 +173,8 @@ void hwoffload_queue_leave(struct hwoffload_dev *hw)
  * The route of one request of @len bytes: a PIO or DMA driver's own path; for an auto driver,
  * its software tier up to the software threshold @tier names (hw->software[@alg][@tier]; 0: no
  * tier), PIO up to the threshold of @alg, DMA above, counted in @auto_software or in the AUTO_PIO
- * or AUTO_DMA statistic that follows it (hwoffload-stats.h).
+ * or AUTO_DMA statistic that follows it (hwoffload-stats.h); HWOFFLOAD_STAT_COUNT: not counted,
+ * the caller counts where the request went (the device may send it another way).
  */
 enum hwoffload_path hwoffload_route(struct hwoffload_dev *hw, enum hwoffload_path path,
 				    enum hwoffload_alg_id alg, unsigned int len, int tier,
@@ -202,6 +203,7 @@ enum hwoffload_path hwoffload_route(struct hwoffload_dev *hw, enum hwoffload_pat
 		path = HWOFFLOAD_PATH_DMA;
 		stat = auto_software + 2;
 	}
-	hwoffload_stat_inc(hw, stat);
+	if (auto_software != HWOFFLOAD_STAT_COUNT)
+		hwoffload_stat_inc(hw, stat);
 	return path;
 }

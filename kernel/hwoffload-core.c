@@ -272,6 +272,9 @@ int hwoffload_core_start(struct hwoffload_dev *hw)
 	ret = hwoffload_algs_register(hw);
 	if (ret)
 		goto err_unbind;
+	ret = hwoffload_device_add(hw);
+	if (ret)
+		goto err_unbind;
 	return 0;
 
 err_unbind:
@@ -287,7 +290,9 @@ err_disable_interrupts:
 
 void hwoffload_core_stop(struct hwoffload_dev *hw)
 {
+	hwoffload_device_remove(hw);
 	hwoffload_unbind(hw);
+	hwoffload_device_exit(hw);
 	hwoffload_debugfs_exit(hw);
 	crypto_engine_exit(hw->engine);
 }

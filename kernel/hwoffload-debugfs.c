@@ -31,6 +31,8 @@
  *   chain		1 (default): DMA requests are published while the engine walks, so
  *			one walk and one interrupt can finish several. 0: each request waits
  *			for the ring to drain, for measuring what chaining gains.
+ *   pinned_pages	(beside the devices) pages the sessions of /dev/hwoffloadN hold pinned
+ *			for their requests (hwoffload-device.c): 0 when none holds a request
  *   software		(beside the devices) "NAME DRIVER" lines: the implementation the auto
  *			drivers' software tier took last, per algorithm name, since the module
  *			loaded: what hwoffload-calibrate measures it on
@@ -251,6 +253,8 @@ void hwoffload_debugfs_module_init(void)
 	hwoffload_debugfs_root = debugfs_create_dir(HWOFFLOAD_DRIVER_NAME, NULL);
 	debugfs_create_file("software", 0444, hwoffload_debugfs_root, NULL,
 			    &hwoffload_software_fops);
+	debugfs_create_atomic_t("pinned_pages", 0444, hwoffload_debugfs_root,
+				&hwoffload_device_pinned_pages);
 }
 
 void hwoffload_debugfs_module_exit(void)

@@ -50,6 +50,13 @@
 	X(GCM_AUTO_PIO, "gcm_auto_pio")							\
 	X(GCM_AUTO_DMA, "gcm_auto_dma")							\
 	X(GCM_TAG_MISMATCHES, "gcm_tag_mismatches")					\
+	X(DEVICE_SESSIONS, "device_sessions")						\
+	X(DEVICE_PIO_REQUESTS, "device_pio_requests")					\
+	X(DEVICE_PIO_BYTES, "device_pio_bytes")						\
+	X(DEVICE_PIO_UNALIGNED, "device_pio_unaligned")					\
+	X(DEVICE_DMA_REQUESTS, "device_dma_requests")					\
+	X(DEVICE_DMA_BYTES, "device_dma_bytes")						\
+	X(DEVICE_ERRORS, "device_errors")						\
 	X(RESETS, "resets")								\
 	X(RESET_FAILURES, "reset_failures")						\
 	X(PM_RESUMES, "pm_resumes")							\

@@ -10,7 +10,8 @@
  * (the skciphers), hwoffload-hash.c and hwoffload-hmac.c (the ahashes: buffering, state,
  * export/import; the HMAC keys): each type builds its requests for both paths and finishes
  * them; hwoffload-sysfs.c (the auto drivers' thresholds); hwoffload-debugfs.c (statistics and
- * fault injection); hwoffload-bind.c (which device serves the algorithms, and how a request
+ * fault injection); hwoffload-device.c (/dev/hwoffloadN: sessions and requests of user space,
+ * kernel/DEVICE.md); hwoffload-bind.c (which device serves the algorithms, and how a request
  * goes); hwoffload-pio.c and hwoffload-dma.c (the two data paths as services: the FIFO, and the
  * ring, which finishes a request through the operations its type put in it).
  *
@@ -61,7 +62,9 @@
 #include <linux/interrupt.h>
 #include <linux/io.h>
 #include <linux/ktime.h>
+#include <linux/idr.h>
 #include <linux/list.h>
+#include <linux/miscdevice.h>
 #include <linux/mutex.h>
 #include <linux/pm_runtime.h>
 #include <linux/scatterlist.h>
@@ -83,6 +86,8 @@
  * thread is busy, so leave room for a deep io_submit() batch.
  */
 #define HWOFFLOAD_QUEUE_LEN		512
+/* sessions of /dev/hwoffloadN open at once, each with a context record (hwoffload-device.c) */
+#define HWOFFLOAD_DEVICE_SESSIONS	256
 /* auto drivers: requests up to this many bytes go by PIO (one FIFO load), larger ones by DMA */
 #define HWOFFLOAD_DEFAULT_THRESHOLD	HWE_FIFO_DEPTH
 
@@ -304,6 +309,13 @@ struct hwoffload_dev {
 	u64 dma_irq_ns;			/* ktime_get_ns() of the last DMA hard interrupt */
 	struct hwoffload_fault_knob fault_knobs[HWOFFLOAD_FAULT_KNOBS];
 	atomic64_t stats[HWOFFLOAD_STAT_COUNT];
+	/* /dev/hwoffloadN (hwoffload-device.c) and its sessions' context records */
+	struct miscdevice misc;
+	char misc_name[24];
+	int misc_id;
+	struct ida session_ida;
+	struct hwoffload_slot *session_records;	/* HWOFFLOAD_DEVICE_SESSIONS, coherent */
+	dma_addr_t session_records_dma;
 };
 
 /*
@@ -553,6 +565,12 @@ void hwoffload_debugfs_init(struct hwoffload_dev *hw);
 void hwoffload_debugfs_exit(struct hwoffload_dev *hw);
 void hwoffload_debugfs_log_request(struct hwoffload_dev *hw,
 				   const struct hwoffload_req_record *rec);
+
+/* hwoffload-device.c */
+extern atomic_t hwoffload_device_pinned_pages;
+int hwoffload_device_add(struct hwoffload_dev *hw);
+void hwoffload_device_remove(struct hwoffload_dev *hw);
+void hwoffload_device_exit(struct hwoffload_dev *hw);
 
 /* hwoffload-bind.c */
 int hwoffload_bind(struct hwoffload_dev *hw);
