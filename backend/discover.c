@@ -18,6 +18,7 @@
 
 #include "backend/algs.h"
 #include "backend/discover.h"
+#include "backend/device.h"
 #include "backend/text.h"
 
 #define PROC_CRYPTO "/proc/crypto"
@@ -481,6 +482,8 @@ int hwoff_discover(struct hwoff_discovery *d, char *err, size_t err_len)
 		return -1;
 	hwoff_discovery_read_modules(d, SYS_MODULE);
 	hwoff_discovery_query_kernel_flags(d); /* on failure d->basis says so */
+	hwoff_device_discover(d, HWOFF_DEVICE_NODES);
+	hwoff_discovery_classify(d);
 	return 0;
 }
 
@@ -488,10 +491,23 @@ const struct hwoff_impl *hwoff_discovery_find_class(const struct hwoff_discovery
 						    const char *kernel_name,
 						    enum hwoff_impl_class class)
 {
+	const struct hwoff_impl *found = NULL;
+
 	for (size_t i = 0; i < d->count; i++)
-		if (d->impls[i].class == class && strcmp(d->impls[i].name, kernel_name) == 0)
-			return &d->impls[i];
-	return NULL;
+		if (d->impls[i].class == class && strcmp(d->impls[i].name, kernel_name) == 0 &&
+		    (!found || (d->impls[i].device && !found->device)))
+			found = &d->impls[i];
+	return found;
+}
+
+void hwoff_discovery_keep_devices(struct hwoff_discovery *d)
+{
+	size_t kept = 0;
+
+	for (size_t i = 0; i < d->count; i++)
+		if (d->impls[i].device)
+			d->impls[kept++] = d->impls[i];
+	d->count = kept;
 }
 
 const struct hwoff_impl *hwoff_discovery_find(const struct hwoff_discovery *d, const char *driver)
@@ -530,7 +546,9 @@ const struct hwoff_impl *hwoff_discovery_offload_for(const struct hwoff_discover
 		if (!rank || strcmp(impl->name, kernel_name) != 0)
 			continue;
 		if (!best || rank > offload_rank(best->class) ||
-		    (rank == offload_rank(best->class) && impl->priority > best->priority))
+		    (rank == offload_rank(best->class) &&
+		     (impl->device > best->device ||
+		      (impl->device == best->device && impl->priority > best->priority))))
 			best = impl;
 	}
 	return best;

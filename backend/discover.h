@@ -56,6 +56,7 @@ struct hwoff_impl {
 	bool binds_device; /* its module, or one linked with it, has a device driver (sysfs) */
 	bool kernel_flags_known; /* kernel_flags came from crypto_user netlink */
 	uint32_t kernel_flags; /* cru_flags: CRYPTO_ALG_*, shown, never used to classify */
+	bool device; /* reached through the engine's own device, not AF_ALG (device.h) */
 	enum hwoff_impl_class class;
 };
 
@@ -85,16 +86,25 @@ void hwoff_discovery_read_modules(struct hwoff_discovery *d, const char *sys_mod
 /* Classify every implementation from its facts (see classify()); the readers above call it. */
 void hwoff_discovery_classify(struct hwoff_discovery *d);
 
+/* Forget what only AF_ALG reaches (where it is unusable), keeping the device's paths. */
+void hwoff_discovery_keep_devices(struct hwoff_discovery *d);
+
 /*
  * Ask crypto_user netlink (CRYPTO_MSG_GETALG) for each implementation's flags and record them;
  * the classes do not change. Returns 0, or -errno when netlink could not be used at all.
  */
 int hwoff_discovery_query_kernel_flags(struct hwoff_discovery *d);
 
-/* This machine: /proc/crypto, /sys/module, then netlink. Returns 0, or -1 with err filled. */
+/*
+ * This machine: /proc/crypto, /sys/module, netlink, then the engine's device nodes. Returns 0,
+ * or -1 with err filled.
+ */
 int hwoff_discover(struct hwoff_discovery *d, char *err, size_t err_len);
 
-/* The first implementation of kernel_name in this class (e.g. the engine's PIO driver), or NULL. */
+/*
+ * The first implementation of kernel_name in this class (e.g. the engine's PIO driver), one
+ * through the engine's device before one through AF_ALG; or NULL.
+ */
 const struct hwoff_impl *hwoff_discovery_find_class(const struct hwoff_discovery *d,
 						    const char *kernel_name,
 						    enum hwoff_impl_class class);
@@ -104,7 +114,8 @@ const struct hwoff_impl *hwoff_discovery_find(const struct hwoff_discovery *d, c
 
 /*
  * The engine driver a request for kernel_name goes to when no calibration says otherwise: the
- * bundled engine's auto driver, else its driver of highest priority; NULL when there is none.
+ * bundled engine's auto driver, else its driver of highest priority, through its device where
+ * there is one; NULL when there is none.
  * Never another vendor's engine: it serves only the sizes a calibration proved on it (table.h,
  * struct hwoff_proof), as one request of a size it cannot take may wedge it for every process.
  */

@@ -454,10 +454,11 @@ long long hwoff_path_retry_in_ms(const struct hwoff_path *path)
 	return at > now ? (long long)((at - now + 999999) / 1000000) : 0;
 }
 
-void hwoff_table_mark_kernel_paths_unusable(struct hwoff_table *t, const char *reason)
+void hwoff_table_mark_afalg_paths_unusable(struct hwoff_table *t, const char *reason)
 {
 	for (unsigned int p = 1; p < t->path_count; p++)
-		hwoff_path_mark_unusable(&t->paths[p], reason);
+		if (t->paths[p].transport == &hwoff_transport_afalg)
+			hwoff_path_mark_unusable(&t->paths[p], reason);
 }
 
 /* Mark path unusable for the printf-style reason, which becomes a line of warnings; 1 problem. */

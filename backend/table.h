@@ -206,8 +206,8 @@ bool hwoff_path_usable(const struct hwoff_path *path);
 const char *hwoff_path_unusable_reason(const struct hwoff_path *path);
 /* While failed: the ms until its next try (0: due); -1 when usable or unusable for good. */
 long long hwoff_path_retry_in_ms(const struct hwoff_path *path);
-/* Every kernel path, e.g. when the AF_ALG probe fails. */
-void hwoff_table_mark_kernel_paths_unusable(struct hwoff_table *t, const char *reason);
+/* Every path AF_ALG reaches (not the engine's device's), e.g. when the AF_ALG probe fails. */
+void hwoff_table_mark_afalg_paths_unusable(struct hwoff_table *t, const char *reason);
 
 /*
  * Check the kernel paths against discovery: a driver that is not there, or that implements a

@@ -38,15 +38,25 @@ static int check_cipher_key(bool kind_fits, const struct hwoff_alg *alg, const c
 	return -EINVAL;
 }
 
+/* A transport that serves no such algorithm (its ops are NULL): a table naming it is wrong. */
+static int not_served(const struct hwoff_alg *alg, const char *driver, char *err, size_t err_len)
+{
+	snprintf(err, err_len, "%s on %s: the transport of that path does not serve it", alg->name,
+		 driver);
+	return -EOPNOTSUPP;
+}
+
 /* ---- skcipher -------------------------------------------------------------------------------- */
 
 int hwoff_skcipher_new(struct hwoff_skcipher **out, const struct hwoff_alg *alg, const char *driver,
 		       const unsigned char *key, size_t key_len, char *err, size_t err_len)
 {
+	const struct hwoff_skcipher_ops *ops = hwoff_transport_of(driver)->skcipher;
+
 	*out = NULL;
 	return check_cipher_key(!hwoff_alg_is_digest(alg), alg, driver, key_len, err, err_len)
-		       ?: hwoff_transport_of(driver)->skcipher->open(out, alg, driver, key, key_len,
-								     err, err_len);
+		       ?: !ops ? not_served(alg, driver, err, err_len)
+			       : ops->open(out, alg, driver, key, key_len, err, err_len);
 }
 
 void hwoff_skcipher_free(struct hwoff_skcipher *c)
@@ -86,6 +96,8 @@ int hwoff_hash_new(struct hwoff_hash **out, const struct hwoff_alg *alg, const c
 		snprintf(err, err_len, "%s on %s: not a digest", alg->name, driver);
 		return -EINVAL;
 	}
+	if (!hwoff_transport_of(driver)->hash)
+		return not_served(alg, driver, err, err_len);
 	return hwoff_transport_of(driver)->hash->open(out, alg, driver, key, key_len, err, err_len);
 }
 
@@ -142,10 +154,12 @@ bool hwoff_aead_tag_len_valid(size_t tag_len)
 int hwoff_aead_new(struct hwoff_aead **out, const struct hwoff_alg *alg, const char *driver,
 		   const unsigned char *key, size_t key_len, char *err, size_t err_len)
 {
+	const struct hwoff_aead_ops *ops = hwoff_transport_of(driver)->aead;
+
 	*out = NULL;
 	return check_cipher_key(hwoff_alg_is_aead(alg), alg, driver, key_len, err, err_len)
-		       ?: hwoff_transport_of(driver)->aead->open(out, alg, driver, key, key_len,
-								 err, err_len);
+		       ?: !ops ? not_served(alg, driver, err, err_len)
+			       : ops->open(out, alg, driver, key, key_len, err, err_len);
 }
 
 void hwoff_aead_free(struct hwoff_aead *a)

@@ -8,7 +8,8 @@
  * context starts with its transport's operations (struct hwoff_transport, at the end), and a
  * driver's transport is the first of HWOFF_TRANSPORTS that reaches it.
  *
- * The transport today is AF_ALG (afalg.h), written on the sockets directly, not on libkcapi
+ * The transports are the bundled engine's own device (device.h), for its paths "dev.NODE.DRIVER",
+ * and AF_ALG (afalg.h) for every driver, written on the sockets directly, not on libkcapi
  * 1.4.0, which hides the operation socket (no accept() to clone a hash state, no SO_SNDBUF to
  * size requests), re-sends the caller's IV with each 64 KiB piece of a one-shot
  * kcapi_cipher_encrypt() (so CBC and CTR are wrong past 64 KiB when an IV is given; checked on
@@ -220,6 +221,7 @@ struct hwoff_aead {
 struct hwoff_transport {
 	/* Whether requests to driver (a path's name) go this way; NULL: every driver (the last). */
 	bool (*reaches)(const char *driver);
+	/* NULL where it serves no such algorithm: discovery names none of its paths for them */
 	const struct hwoff_skcipher_ops *skcipher;
 	const struct hwoff_hash_ops *hash;
 	const struct hwoff_aead_ops *aead;
@@ -236,7 +238,9 @@ struct hwoff_transport {
  * Every transport, each hwoff_transport_NAME in a file of its own; a driver's transport is the
  * first that reaches it.
  */
-#define HWOFF_TRANSPORTS(X) X(afalg) /* last: the kernel's own interface reaches every driver */
+#define HWOFF_TRANSPORTS(X) \
+	X(device) /* the bundled engine's own device (device.h): its paths only, ciphers */ \
+	X(afalg) /* last: the kernel's own interface reaches every driver */
 
 #define HWOFF_TRANSPORT_DECLARE(name) extern const struct hwoff_transport hwoff_transport_##name;
 HWOFF_TRANSPORTS(HWOFF_TRANSPORT_DECLARE)

@@ -98,8 +98,9 @@ struct hwoffload_session {
 struct hwoffload_device_req {
 	struct hwoffload_dma_req dma;
 	struct hwoffload_session *s;
-	struct list_head node;		/* in s->done once finished */
+	struct list_head node;		/* in s->done once finished, unless waited for */
 	bool finished;
+	bool waited;			/* SUBMIT with WAIT hands it back, read() never sees it */
 	u32 len;
 	struct hwo_completion comp;
 	struct hwoffload_req_times times;
@@ -158,7 +159,9 @@ static void hwoffload_device_unpin(struct hwoffload_session *s, struct hwoffload
 	}
 	atomic64_sub(n, &s->mm->pinned_vm);
 	atomic_sub(n, &hwoffload_device_pinned_pages);
+	spin_lock_bh(&s->done_lock);
 	s->pinned_pages -= n;
+	spin_unlock_bh(&s->done_lock);
 	kvfree(r->pages);
 	r->pages = NULL;
 }
@@ -178,7 +181,8 @@ static void hwoffload_device_req_done_locked(struct hwoffload_session *s,
 {
 	lockdep_assert_held(&s->done_lock);
 	r->finished = true;
-	list_add_tail(&r->node, &s->done);
+	if (!r->waited)
+		list_add_tail(&r->node, &s->done);
 	wake_up(&s->wq);
 }
 
@@ -240,14 +244,20 @@ static const struct hwoffload_dma_ops hwoffload_device_dma_ops = {
 	.finish = hwoffload_device_finish,
 };
 
-/* The session's stream as a context record, for the PIO registers or the session's record. */
-static void hwoffload_device_fill_ctx(struct hwoffload_session *s, bool decrypt,
+/*
+ * The context record a request starts from, for the PIO registers or the session's record: the
+ * stream's, or the IV the request sets (the stream's only once the request is taken).
+ */
+static void hwoffload_device_fill_ctx(struct hwoffload_session *s, const struct hwo_request *ureq,
 				      struct hwe_aes_ctx *ctx)
 {
-	ctx->cfg = cpu_to_le32(HWE_CFG(HWE_UNIT_AES, s->row->hw_mode, s->keylen, decrypt));
-	ctx->ctr_offset = cpu_to_le32(s->ctr_offset);
+	bool set_iv = ureq->flags & HWO_REQ_SET_IV;
+
+	ctx->cfg = cpu_to_le32(HWE_CFG(HWE_UNIT_AES, s->row->hw_mode, s->keylen,
+				       ureq->op == HWO_OP_DECRYPT));
+	ctx->ctr_offset = cpu_to_le32(set_iv ? 0 : s->ctr_offset);
 	memset(ctx->reserved, 0, sizeof(ctx->reserved));
-	memcpy(ctx->iv, s->iv, sizeof(ctx->iv));
+	memcpy(ctx->iv, set_iv ? ureq->iv : s->iv, sizeof(ctx->iv));
 	memcpy(ctx->key, s->key, sizeof(ctx->key));
 }
 
@@ -278,7 +288,6 @@ static void hwoffload_device_quiesce(struct hwoffload_session *s)
 static int hwoffload_device_pio(struct hwoffload_dev *hw, struct hwoffload_session *s,
 				const struct hwo_request *ureq, struct hwoffload_device_req *r)
 {
-	bool decrypt = ureq->op == HWO_OP_DECRYPT;
 	u8 iv[AES_BLOCK_SIZE];
 	struct hwe_aes_ctx ctx;
 	struct scatterlist sg;
@@ -288,7 +297,7 @@ static int hwoffload_device_pio(struct hwoffload_dev *hw, struct hwoffload_sessi
 	r->comp.path = HWO_PATH_PIO;
 	if (copy_from_user(s->pio_buf, u64_to_user_ptr(ureq->src), ureq->len))
 		return -EFAULT;
-	hwoffload_device_fill_ctx(s, decrypt, &ctx);
+	hwoffload_device_fill_ctx(s, ureq, &ctx);
 	ret = hwoffload_pio_load_aes(hw, &ctx);
 	memzero_explicit(&ctx, sizeof(ctx));
 	if (!ret) {
@@ -304,6 +313,7 @@ static int hwoffload_device_pio(struct hwoffload_dev *hw, struct hwoffload_sessi
 	if (!ret) {
 		memcpy(s->iv, iv, sizeof(s->iv));
 		s->ctr_offset = ctr_offset;
+		s->state_lost = false;
 	}
 	memzero_explicit(s->pio_buf, ureq->len);
 	r->comp.status = ret;
@@ -369,11 +379,17 @@ static int hwoffload_device_pin(struct hwoffload_dev *hw, struct hwoffload_sessi
 	r->src_pages = hwoffload_device_npages(ureq->src, ureq->len);
 	r->dst_pages = r->in_place ? 0 : hwoffload_device_npages(ureq->dst, ureq->len);
 	n = r->src_pages + r->dst_pages;
-	if ((s->pinned_pages + n) << PAGE_SHIFT > HWOFFLOAD_DEVICE_MAX_PINNED)
-		return -ENOBUFS;
+	/* the session's ceiling, taken now (read() gives back under the same lock) */
+	spin_lock_bh(&s->done_lock);
+	ret = s->pinned_pages + n > HWOFFLOAD_DEVICE_MAX_PINNED >> PAGE_SHIFT ? -ENOBUFS : 0;
+	if (!ret)
+		s->pinned_pages += n;
+	spin_unlock_bh(&s->done_lock);
+	if (ret)
+		return ret;
 	if (atomic64_add_return(n, &s->mm->pinned_vm) > limit && !capable(CAP_IPC_LOCK)) {
-		atomic64_sub(n, &s->mm->pinned_vm);
-		return -ENOBUFS;
+		ret = -ENOBUFS;
+		goto err_uncharge;
 	}
 	r->pages = kvmalloc_array(n, sizeof(*r->pages), GFP_KERNEL);
 	if (!r->pages) {
@@ -391,7 +407,6 @@ static int hwoffload_device_pin(struct hwoffload_dev *hw, struct hwoffload_sessi
 			goto err_free;
 		}
 	}
-	s->pinned_pages += n;
 	atomic_add(n, &hwoffload_device_pinned_pages);
 
 	ret = hwoffload_device_sgt(hw, &r->src_sgt, r->pages, r->src_pages, ureq->src, ureq->len,
@@ -413,6 +428,9 @@ err_free:
 	r->pages = NULL;
 err_uncharge:
 	atomic64_sub(n, &s->mm->pinned_vm);
+	spin_lock_bh(&s->done_lock);
+	s->pinned_pages -= n;
+	spin_unlock_bh(&s->done_lock);
 	return ret;
 }
 
@@ -461,8 +479,14 @@ static int hwoffload_device_dma(struct hwoffload_dev *hw, struct hwoffload_sessi
 		goto err_unmap;
 	}
 	if (!s->on_ring) {
-		hwoffload_device_fill_ctx(s, decrypt, &hw->session_records[s->id].ctx);
+		hwoffload_device_fill_ctx(s, ureq, &hw->session_records[s->id].ctx);
 		s->decrypt = decrypt;
+		if (ureq->flags & HWO_REQ_SET_IV) {
+			/* published below, whatever happens: the stream starts from it */
+			memcpy(s->iv, ureq->iv, sizeof(s->iv));
+			s->ctr_offset = 0;
+			s->state_lost = false;
+		}
 	}
 	s->on_ring++;
 	spin_unlock_bh(&s->done_lock);
@@ -532,7 +556,8 @@ static int hwoffload_device_check(struct hwoffload_dev *hw, struct hwoffload_ses
 
 /* Take one request of a batch: checked, then run by PIO or put on the ring. */
 static int hwoffload_device_take(struct hwoffload_dev *hw, struct hwoffload_session *s,
-				 struct hwo_request *ureq, struct hwoffload_device_req **out)
+				 struct hwo_request *ureq, bool waited,
+				 struct hwoffload_device_req **out)
 {
 	bool decrypt = ureq->op == HWO_OP_DECRYPT;
 	struct hwoffload_device_req *r;
@@ -552,6 +577,7 @@ static int hwoffload_device_take(struct hwoffload_dev *hw, struct hwoffload_sess
 	if (!r)
 		return -ENOMEM;
 	r->s = s;
+	r->waited = waited;
 	r->len = ureq->len;
 	r->comp.user_data = ureq->user_data;
 	r->times.enter = ktime_get_ns();
@@ -560,11 +586,6 @@ static int hwoffload_device_take(struct hwoffload_dev *hw, struct hwoffload_sess
 	if (path == HWOFFLOAD_PATH_PIO || (ureq->flags & HWO_REQ_SET_IV) ||
 	    (READ_ONCE(s->on_ring) && decrypt != s->decrypt))
 		hwoffload_device_quiesce(s);
-	if (ureq->flags & HWO_REQ_SET_IV) {
-		memcpy(s->iv, ureq->iv, sizeof(s->iv));
-		s->ctr_offset = 0;
-		s->state_lost = false;
-	}
 	ret = READ_ONCE(hw->unbound) ? -ENODEV : 0;
 	/* PIO waited for the ring: a failure there is known now */
 	if (!ret && path == HWOFFLOAD_PATH_PIO && hwoffload_device_stream_lost(s, ureq))
@@ -597,19 +618,25 @@ static int hwoffload_device_owner(struct hwoffload_session *s)
 	return current->mm == s->mm ? 0 : -EPERM;
 }
 
-/* Hand @r's completion to the caller and forget it. */
-static int hwoffload_device_deliver(struct hwoffload_session *s, struct hwoffload_device_req *r,
-				    struct hwo_completion __user *to)
+/* A WAIT batch's requests handed to read() after all: finished ones now, the rest as they end. */
+static void hwoffload_device_unwait(struct hwoffload_session *s,
+				   struct hwoffload_device_req **batch, unsigned int n)
 {
-	int ret = copy_to_user(to, &r->comp, sizeof(r->comp)) ? -EFAULT : 0;
+	unsigned int i;
 
-	hwoffload_device_req_free(s, r);
-	return ret;
+	spin_lock_bh(&s->done_lock);
+	for (i = 0; i < n; i++) {
+		batch[i]->waited = false;
+		if (batch[i]->finished)
+			list_add_tail(&batch[i]->node, &s->done);
+	}
+	spin_unlock_bh(&s->done_lock);
 }
 
 /*
- * SUBMIT with WAIT: the batch's completions, out of the session's list into the caller's array
- * once all are done. A signal leaves them to read().
+ * SUBMIT with WAIT: the batch's completions into the caller's array once all are done (they
+ * never were on the session's list, so read() cannot take them meanwhile). A signal leaves them
+ * to read().
  */
 static int hwoffload_device_wait_batch(struct hwoffload_session *s,
 				       struct hwoffload_device_req **batch, unsigned int n,
@@ -618,18 +645,19 @@ static int hwoffload_device_wait_batch(struct hwoffload_session *s,
 	unsigned int i;
 	int ret = 0;
 
-	for (i = 0; i < n; i++)
-		if (wait_event_interruptible(s->wq, READ_ONCE(batch[i]->finished)))
+	for (i = 0; i < n; i++) {
+		if (wait_event_interruptible(s->wq, READ_ONCE(batch[i]->finished))) {
+			hwoffload_device_unwait(s, batch, n);
 			return -EINTR;
+		}
+	}
 	spin_lock_bh(&s->done_lock);
-	for (i = 0; i < n; i++)
-		list_del(&batch[i]->node);
 	s->unread -= n;
 	spin_unlock_bh(&s->done_lock);
 	for (i = 0; i < n; i++) {
-		int err = hwoffload_device_deliver(s, batch[i], to + i);
-
-		ret = ret ?: err;
+		if (copy_to_user(to + i, &batch[i]->comp, sizeof(batch[i]->comp)))
+			ret = -EFAULT;
+		hwoffload_device_req_free(s, batch[i]);
 	}
 	return ret;
 }
@@ -638,6 +666,7 @@ static long hwoffload_device_submit(struct hwoffload_session *s, void __user *ar
 {
 	struct hwoffload_device_req *batch[HWOFFLOAD_DEVICE_MAX_BATCH];
 	struct hwo_submit __user *usub = arg;
+	bool wait;
 	struct hwo_request ureq;
 	struct hwoffload_dev *hw;
 	struct hwo_submit sub;
@@ -647,42 +676,53 @@ static long hwoffload_device_submit(struct hwoffload_session *s, void __user *ar
 	ret = hwoffload_device_copy_in(&sub, sizeof(sub), arg);
 	if (ret)
 		return ret;
-	if ((sub.flags & ~HWO_SUBMIT_WAIT) || sub.reserved || sub.taken)
+	/* taken is the call's answer: what the caller left there is no matter */
+	if ((sub.flags & ~HWO_SUBMIT_WAIT) || sub.reserved)
 		return -EINVAL;
 	if (!sub.count || sub.count > HWOFFLOAD_DEVICE_MAX_BATCH ||
-	    sub.req_size < offsetofend(struct hwo_request, len))
+	    sub.req_size < offsetofend(struct hwo_request, len) || sub.req_size > PAGE_SIZE)
 		return -ERANGE;
+	wait = sub.flags & HWO_SUBMIT_WAIT;
 	hw = hwoffload_dev_get(s->generation);
 	if (!hw)
 		return -ENODEV;
 	mutex_lock(&s->lock);
 	for (taken = 0; taken < sub.count; taken++) {
 		ret = copy_struct_from_user(&ureq, sizeof(ureq),
-					    u64_to_user_ptr(sub.requests) + taken * sub.req_size,
+					    u64_to_user_ptr(sub.requests +
+							    (u64)taken * sub.req_size),
 					    sub.req_size);
 		if (!ret)
-			ret = hwoffload_device_take(hw, s, &ureq, &batch[taken]);
+			ret = hwoffload_device_take(hw, s, &ureq, wait, &batch[taken]);
 		if (ret)
 			break;
 	}
-	if (!ret && (sub.flags & HWO_SUBMIT_WAIT))
+	if (wait && ret)
+		hwoffload_device_unwait(s, batch, taken);
+	else if (wait)
 		ret = hwoffload_device_wait_batch(s, batch, taken,
 						  u64_to_user_ptr(sub.completions));
 	mutex_unlock(&s->lock);
 	hwoffload_dev_put(hw);
-	if (put_user(taken, &usub->taken))
+	if (sub.size >= offsetofend(struct hwo_submit, taken) && put_user(taken, &usub->taken))
 		return -EFAULT;
 	return ret;
 }
 
 static long hwoffload_device_state(struct hwoffload_session *s, void __user *arg, bool set)
 {
+	struct hwoffload_dev *hw;
 	struct hwo_state st;
 	int ret;
 
 	ret = hwoffload_device_copy_in(&st, sizeof(st), arg);
 	if (ret)
 		return ret;
+	/* as every call of a session whose engine went: the state is of no use without it */
+	hw = hwoffload_dev_get(s->generation);
+	if (!hw)
+		return -ENODEV;
+	hwoffload_dev_put(hw);
 	mutex_lock(&s->lock);
 	hwoffload_device_quiesce(s);
 	if (set) {
@@ -763,9 +803,15 @@ static ssize_t hwoffload_session_read(struct file *file, char __user *buf, size_
 			n--;
 			continue;
 		}
-		ret = hwoffload_device_deliver(s, r, to + n);
-		if (ret)
-			return n ? n * sizeof(*to) : ret;
+		if (copy_to_user(to + n, &r->comp, sizeof(r->comp))) {
+			/* not delivered: first again for the next read() */
+			spin_lock_bh(&s->done_lock);
+			list_add(&r->node, &s->done);
+			s->unread++;
+			spin_unlock_bh(&s->done_lock);
+			return n ? n * sizeof(*to) : -EFAULT;
+		}
+		hwoffload_device_req_free(s, r);
 	}
 	return n ? n * sizeof(*to) : -EAGAIN;
 }
@@ -1008,8 +1054,13 @@ void hwoffload_device_remove(struct hwoffload_dev *hw)
 	ida_free(&hwoffload_device_ida, hw->misc_id);
 }
 
-/* After unbinding: no session of @hw holds an id or a request any more. */
+/*
+ * After unbinding: no request of @hw is in flight, and the sessions still open will never touch
+ * it again; their records, keys in them, are wiped before devres frees the memory.
+ */
 void hwoffload_device_exit(struct hwoffload_dev *hw)
 {
+	memzero_explicit(hw->session_records,
+			 HWOFFLOAD_DEVICE_SESSIONS * sizeof(*hw->session_records));
 	ida_destroy(&hw->session_ida);
 }

@@ -26,11 +26,17 @@
  *                 non-blocking fd
  *   ENOBUFS       more pinned memory than RLIMIT_MEMLOCK or max_pinned_bytes allows
  *   ENOSPC        the engine has max_sessions sessions open
- *   EBUSY         (reserved for GET/SET_STATE with requests in flight: they wait instead)
+ *   EPIPE         a CBC or CTR request without SET_IV after one of the session failed: the
+ *                 stream's state is lost (also GET_STATE then)
  *   EPROTO        a state blob of another algorithm or version
  *   EPERM         a session used by another process than its owner (a forked child)
  *   ENODEV        the session's engine was unbound
  *   ENOMEM        the kernel's own allocation failed, and only that
+ *   ETIMEDOUT     the ring had no room within twice the driver's timeout (a stalled engine)
+ *   EIO           the engine is dead (a reset failed)
+ *
+ * GET_STATE and SET_STATE wait while requests of the session are on the engine; a completion is
+ * read once: whole records, oldest first.
  */
 #ifndef HWOFFLOAD_UAPI_H
 #define HWOFFLOAD_UAPI_H
@@ -124,12 +130,9 @@ struct hwo_submit {
 /* One finished request, from read() on the session fd, oldest first, or SUBMIT with WAIT. */
 struct hwo_completion {
 	__u64 user_data;
-	__s32 status;		/* 0 or -errno: ECANCELED, EIO, ETIMEDOUT, EFAULT, ENODEV */
+	__s32 status;		/* 0 or -errno: ECANCELED, EIO, ETIMEDOUT, EFAULT (PIO's output) */
 	__u32 path;		/* enum hwo_path: PIO or DMA, the one it took */
 	__u64 engine_ns;	/* the engine's own time for it (ENGINE.md section 8) */
-	__u8 iv[16];		/* the stream's IV after it (CBC, CTR) */
-	__u32 ctr_offset;	/* CTR: bytes used of the block before iv */
-	__u32 reserved;
 };
 
 /* HWO_IOC_GET_STATE and HWO_IOC_SET_STATE, on a session fd: the stream's state. */

@@ -65,12 +65,14 @@ static bool force_engine_path(struct hwprov *prov, struct hwoff_table *t,
 
 		if (!prov->config.enabled[a])
 			continue;
-		if (prov->probe.error) {
+		impl = hwoff_discovery_find_class(prov->discovery, alg->kernel_name, class);
+		if (!impl && prov->probe.error) {
 			snprintf(prov->no_path[a], sizeof(prov->no_path[a]),
-				 "mode=%s: AF_ALG is unavailable: %s", mode, prov->probe.reason);
+				 "mode=%s: AF_ALG is unavailable (%s), and the engine's device "
+				 "serves no %s",
+				 mode, prov->probe.reason, alg->kernel_name);
 			continue;
 		}
-		impl = hwoff_discovery_find_class(prov->discovery, alg->kernel_name, class);
 		if (!impl) {
 			snprintf(prov->no_path[a], sizeof(prov->no_path[a]),
 				 "mode=%s: the kernel has no %s driver of the hwoffload engine for "
@@ -121,7 +123,7 @@ static struct hwoff_table *table_of_mode(struct hwprov *prov)
 			if (!t)
 				return NULL;
 		}
-		if (prov->probe.error) {
+		if (prov->probe.error && !prov->discovery->count) {
 			/* Nothing but software can serve here: that is the route, not a fallback.
 			 */
 			if (t)
@@ -180,6 +182,9 @@ bool hwprov_routes_set_up(struct hwprov *prov)
 	}
 	if (hwoff_discover(prov->discovery, err, sizeof(err)))
 		hwoff_appendf(prov->warnings, sizeof(prov->warnings), "discovery: %s\n", err);
+	/* where AF_ALG is closed, the engine's own device may still reach it */
+	if (prov->probe.error)
+		hwoff_discovery_keep_devices(prov->discovery);
 	t = table_of_mode(prov);
 	if (!t)
 		return false;

@@ -72,7 +72,8 @@ static bool print_af_alg(struct hwoff_probe *p)
 	printf("af_alg: unavailable\n");
 	printf("af_alg-errno: %s\n", strerrorname_np(p->error) ? strerrorname_np(p->error) : "?");
 	printf("af_alg-reason: %s\n", p->reason);
-	printf("af_alg-consequence: every request is served in software\n");
+	printf("af_alg-consequence: what AF_ALG would carry is served in software; the engine's "
+	       "own device, where there is one, still serves\n");
 	return false;
 }
 
@@ -91,7 +92,9 @@ static void print_implementation(const struct hwoff_impl *impl, bool af_alg)
 	int bind_error;
 
 	/* Whether AF_ALG hands this very driver out (Linux 7.2+ refuses off-CPU ones). */
-	if (af_alg) {
+	if (impl->device) {
+		reach = "device";
+	} else if (af_alg) {
 		bind_error = hwoff_probe_alg(first_alg_of(impl->name), impl->driver, reason,
 					     sizeof(reason));
 		reach = bind_error ? "refused" : "ok";
@@ -300,7 +303,7 @@ static int print_table(struct hwoff_table *t, const char *file, const struct hwo
 		print_lines("table-driver-warning", warnings);
 	}
 	if (!af_alg)
-		hwoff_table_mark_kernel_paths_unusable(t, probe_reason);
+		hwoff_table_mark_afalg_paths_unusable(t, probe_reason);
 	for (unsigned int p = 0; p < t->path_count; p++) {
 		const char *unusable = hwoff_path_unusable_reason(&t->paths[p]);
 
@@ -310,8 +313,11 @@ static int print_table(struct hwoff_table *t, const char *file, const struct hwo
 			printf("path: %s usable\n", t->paths[p].name);
 	}
 	print_summary(t, d);
-	/* As the provider does: without AF_ALG the table is not used, software is the route. */
-	if (!af_alg) {
+	/*
+	 * As the provider does: without AF_ALG and the engine's device the table is not used,
+	 * software is the route.
+	 */
+	if (!af_alg && !(d && d->count)) {
 		ret = print_entries(t, "table-entry", &routes);
 		if (routes)
 			printf("table-not-used: its entries above are not used, as AF_ALG is "
@@ -625,6 +631,9 @@ int main(int argc, char **argv)
 		       d->count, d->skipped_internal, d->skipped_not_passed);
 		printf("discovery-basis: %s\n", d->basis);
 		print_implementations(d, af_alg);
+		/* as the provider: where AF_ALG is closed, only the engine's device reaches */
+		if (!af_alg)
+			hwoff_discovery_keep_devices(d);
 	}
 	print_ktls();
 	if (!file) {

@@ -16,6 +16,7 @@
  *   on the ring complete with ECANCELED (or, submitted once the failure is known, are refused
  *   with EPIPE), and the stream needs a new IV (EPIPE) until one is set;
  * - every refusal of the header's errno table that a caller can provoke, each its own errno;
+ * - a WAIT batch's completions are its caller's, whatever another thread read()s meanwhile;
  * - a forked child gets EPERM from its parent's session and makes its own; the session fd is
  *   close-on-exec; RLIMIT_MEMLOCK bounds what a process without CAP_IPC_LOCK pins (ENOBUFS);
  * - unbinding the engine under a submitting process: its calls fail with ENODEV from then on,
@@ -34,6 +35,8 @@
 #include <libgen.h>
 #include <linux/capability.h>
 #include <poll.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -696,6 +699,69 @@ START_TEST(unbind)
 }
 END_TEST
 
+struct racer {
+	int s;
+	unsigned char *buf;
+	atomic_bool stop;
+	unsigned long waits, reads;
+	int bad;
+};
+
+/* read() without pause on a session another thread submits to with WAIT and without. */
+static void *race_reader(void *arg)
+{
+	struct racer *r = arg;
+	struct hwo_completion c[8];
+
+	while (!atomic_load(&r->stop))
+		if (read(r->s, c, sizeof(c)) > 0)
+			r->reads++;
+	return NULL;
+}
+
+/*
+ * A WAIT batch's completions are the waiter's: a reader in another thread of the owner never
+ * takes them (it gets those of batches submitted without WAIT), and nothing is freed twice.
+ */
+START_TEST(wait_and_read_race)
+{
+	unsigned char key[16] = { 12 };
+	struct racer r = { .buf = buffer(BIG) };
+	int dev = open_node(), n, i;
+	pthread_t reader;
+	time_t end;
+
+	r.s = session_new(dev, HWO_ALG_AES_ECB, HWO_PATH_AUTO, key, 16, NULL);
+	fcntl(r.s, F_SETFL, O_NONBLOCK);
+	ck_assert_int_eq(pthread_create(&reader, NULL, race_reader, &r), 0);
+	end = time(NULL) + 3;
+	for (n = 0; time(NULL) < end; n++) {
+		struct hwo_request reqs[4];
+		struct hwo_completion c[4];
+
+		for (i = 0; i < 4; i++) {
+			reqs[i] = request(HWO_OP_ENCRYPT, r.buf + i * 65536, r.buf + i * 65536,
+					  n % 2 ? 65536 : 512);
+			reqs[i].user_data = (uint64_t)n << 8 | (uint64_t)i;
+		}
+		if (n % 3) {
+			ck_assert_int_eq(submit_try(r.s, reqs, 4, HWO_SUBMIT_WAIT, c, NULL), 0);
+			for (i = 0; i < 4; i++)
+				ck_assert_uint_eq(c[i].user_data, (uint64_t)n << 8 | (uint64_t)i);
+			r.waits++;
+		} else if (submit_try(r.s, reqs, 4, 0, NULL, NULL) == -EAGAIN) {
+			usleep(1000);
+		}
+	}
+	atomic_store(&r.stop, true);
+	ck_assert_int_eq(pthread_join(reader, NULL), 0);
+	printf("wait_and_read_race: %lu WAIT batches, %lu reads\n", r.waits, r.reads);
+	close(r.s);
+	close(dev);
+	ck_assert_int_eq(pinned_pages(), 0);
+}
+END_TEST
+
 /* A pointer from the fuzzer's set: good, unmapped, read-only, kernel, wrapping, NULL. */
 static uint64_t fuzz_pointer(struct test_rng *rng, unsigned char *good, unsigned char *ro)
 {
@@ -872,6 +938,7 @@ int main(void)
 	tcase_add_test(tc, refusals);
 	tcase_add_test(tc, fork_child);
 	tcase_add_test(tc, memlock_limit);
+	tcase_add_test(tc, wait_and_read_race);
 	tcase_add_test(tc, fuzz);
 	tcase_add_test(tc, unbind);
 	suite_add_tcase(s, tc);

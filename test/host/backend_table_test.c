@@ -393,7 +393,7 @@ START_TEST(test_unusable_path)
 	ck_assert(!hwoff_path_mark_unusable(&t->paths[0], "software cannot fail this way"));
 	ck_assert_ptr_null(hwoff_path_unusable_reason(&t->paths[0]));
 
-	hwoff_table_mark_kernel_paths_unusable(t, "AF_ALG is not available");
+	hwoff_table_mark_afalg_paths_unusable(t, "AF_ALG is not available");
 	for (unsigned int p = 1; p < t->path_count; p++)
 		ck_assert_ptr_nonnull(hwoff_path_unusable_reason(&t->paths[p]));
 	ck_assert_str_eq(hwoff_path_unusable_reason(pio), "setkey: Invalid argument");
