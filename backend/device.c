@@ -162,9 +162,9 @@ static int open_session(struct device_skcipher *c)
 	c->ino = fstat(c->fd, &st) ? 0 : st.st_ino;
 	c->pid = getpid();
 	c->max_batch = info.max_batch;
-	c->piece = c->path == HWO_PATH_PIO && info.fifo_size < HWOFF_DEVICE_PIECE ?
-			   info.fifo_size :
-			   HWOFF_DEVICE_PIECE;
+	c->piece = c->path == HWO_PATH_PIO && info.fifo_size < HWOFF_DEVICE_PIECE
+			   ? info.fifo_size
+			   : HWOFF_DEVICE_PIECE;
 	c->iv_to_session = false;
 	return 0;
 }
@@ -196,9 +196,8 @@ static void device_close(struct hwoff_skcipher *base)
 	free(c);
 }
 
-static int device_open(struct hwoff_skcipher **out, const struct hwoff_alg *alg,
-		       const char *driver, const unsigned char *key, size_t key_len, char *err,
-		       size_t err_len)
+static int device_open(struct hwoff_skcipher **out, const struct hwoff_alg *alg, const char *driver,
+		       const unsigned char *key, size_t key_len, char *err, size_t err_len)
 {
 	const char *node = driver + strlen(HWOFF_DEVICE_PREFIX), *dot = strchr(node, '.');
 	struct device_skcipher *c = calloc(1, sizeof(*c));
@@ -217,8 +216,8 @@ static int device_open(struct hwoff_skcipher **out, const struct hwoff_alg *alg,
 	c->path = hwo_path_of(driver);
 	memcpy(c->key, key, key_len);
 	c->key_len = key_len;
-	ret = !dot || !c->hwo_alg ? device_fail(c, EINVAL, "not a path of the device") :
-				    open_session(c);
+	ret = !dot || !c->hwo_alg ? device_fail(c, EINVAL, "not a path of the device")
+				  : open_session(c);
 	if (ret) {
 		snprintf(err, err_len, "%s", c->err);
 		device_close(&c->base);

@@ -500,12 +500,12 @@ const struct hwoff_impl *hwoff_discovery_find_class(const struct hwoff_discovery
 	return found;
 }
 
-void hwoff_discovery_keep_devices(struct hwoff_discovery *d)
+void hwoff_discovery_keep(struct hwoff_discovery *d, bool device)
 {
 	size_t kept = 0;
 
 	for (size_t i = 0; i < d->count; i++)
-		if (d->impls[i].device)
+		if (d->impls[i].device == device)
 			d->impls[kept++] = d->impls[i];
 	d->count = kept;
 }

@@ -86,8 +86,11 @@ void hwoff_discovery_read_modules(struct hwoff_discovery *d, const char *sys_mod
 /* Classify every implementation from its facts (see classify()); the readers above call it. */
 void hwoff_discovery_classify(struct hwoff_discovery *d);
 
-/* Forget what only AF_ALG reaches (where it is unusable), keeping the device's paths. */
-void hwoff_discovery_keep_devices(struct hwoff_discovery *d);
+/*
+ * Keep the implementations the engine's device reaches (device true: where AF_ALG is unusable)
+ * or those AF_ALG reaches (false: what the calibration measures so far).
+ */
+void hwoff_discovery_keep(struct hwoff_discovery *d, bool device);
 
 /*
  * Ask crypto_user netlink (CRYPTO_MSG_GETALG) for each implementation's flags and record them;

@@ -5,10 +5,13 @@
  * a guest.
  *
  *   request_cost [-n OPERATIONS] [-r ROUNDS] [-p PROBES] CASE...
- *	CASE is DRIVER:BYTES[:decrypt]: AES-128-CBC operations of BYTES through AF_ALG on the
- *	driver named, by the provider's own transport (backend/transport.c, one call of
- *	hwoff_skcipher_crypt() per operation: a sendmsg() and a read() per kernel request of at
- *	most the socket buffer), encrypting unless :decrypt.
+ *	CASE is DRIVER:BYTES[:decrypt]: AES-128-CBC operations of BYTES on the driver named, by
+ *	the provider's own transport (backend/transport.c, one call of hwoff_skcipher_crypt() per
+ *	operation), encrypting unless :decrypt. Through AF_ALG a sendmsg() and a read() per kernel
+ *	request of at most the socket buffer; a path of the engine's own device
+ *	("dev.hwoffload0.cbc-aes-hwoffload-dma", backend/device.c) one ioctl per operation, its
+ *	requests in flight together. :split=N makes an operation N calls of BYTES/N, one after
+ *	the other (against one call whose requests are in flight together).
  *
  * One clock: user space reads CLOCK_MONOTONIC around each operation, the driver stamps every
  * skcipher request with ktime_get_ns(), the same clock (debugfs "requests": entry, start in the
@@ -37,6 +40,10 @@
  * own round trip. What the hardware allows an operation is then that round trip for each of its
  * kernel requests plus the engine's time for them; the table prints each phase in µs and as a
  * share of that bound, and the total over it.
+ *
+ * A device case is timed whole: its requests overlap on the ring, and the driver logs only
+ * AF_ALG's. Its engine time is the engine's busy counters (debugfs stats) over the batch, its
+ * requests the driver's device_* counts, each per operation; its bound as above.
  *
  * Operations run in batches of up to MAX_BATCH back to back, each timed, after one more that
  * is not (the first after a read of the log runs cold); the driver's log is read after each
@@ -107,6 +114,8 @@ struct bench_case {
 	size_t len;
 	bool decrypt;
 	bool engine; /* a hwoffload driver: the driver's records and the engine's counters */
+	bool device; /* through the engine's own device: timed whole, counters only */
+	unsigned int split; /* calls per operation, each waited for: none in flight together */
 	struct hwoff_skcipher *ctx;
 	double *phase[PHASE_COUNT]; /* µs per operation; PHASE_BOUND filled in at the end */
 	double *requests; /* kernel requests per operation */
@@ -200,12 +209,14 @@ static void run_probe(void)
 	nprobes++;
 }
 
+/* One operation: one call of the transport, or c->split calls one after the other. */
 static void run_op(struct bench_case *c)
 {
-	int ret = hwoff_skcipher_crypt(c->ctx, !c->decrypt, in, out, c->len);
+	size_t part = c->len / c->split;
 
-	if (ret)
-		die("%s", hwoff_skcipher_error(c->ctx));
+	for (unsigned int i = 0; i < c->split; i++)
+		if (hwoff_skcipher_crypt(c->ctx, !c->decrypt, in + i * part, out + i * part, part))
+			die("%s", hwoff_skcipher_error(c->ctx));
 }
 
 /* A benchmark of wrong results would be worthless: check each case once against OpenSSL. */
@@ -281,6 +292,40 @@ static void split_op(struct bench_case *c, double t0, double t1, const struct re
 	*p[PHASE_TO_CALLER] = us(prev, t1);
 }
 
+/* The engine's busy time (ns) and the device's requests, PIO and DMA, from debugfs stats. */
+static void device_counters(double *busy, double *pio, double *dma)
+{
+	*busy = stat_value("engine_pio_busy_ns") + stat_value("engine_dma_busy_ns");
+	*pio = stat_value("device_pio_requests");
+	*dma = stat_value("device_dma_requests");
+}
+
+/* A device case's @count operations, timed one by one, the counters over all of them. */
+static void measure_device_batch(struct bench_case *c, unsigned int count)
+{
+	double t0[MAX_BATCH], t1[MAX_BATCH], busy0, pio0, dma0, busy, pio, dma;
+	unsigned int b, k;
+
+	run_op(c);
+	device_counters(&busy0, &pio0, &dma0);
+	for (b = 0; b < count; b++) {
+		t0[b] = now_ns();
+		run_op(c);
+		t1[b] = now_ns();
+	}
+	device_counters(&busy, &pio, &dma);
+	for (b = 0; b < count; b++) {
+		unsigned int op = c->ops++;
+
+		for (k = 0; k < PHASE_COUNT; k++)
+			c->phase[k][op] = 0;
+		c->phase[PHASE_TOTAL][op] = us(t0[b], t1[b]);
+		c->phase[PHASE_ENGINE][op] = (busy - busy0) / 1e3 / count;
+		c->requests[op] = (pio - pio0 + dma - dma0) / count;
+		c->dma_requests[op] = (dma - dma0) / count;
+	}
+}
+
 /*
  * @count operations back to back, timed one by one, after one more that is not: the first
  * after a read of the driver's log runs cold. Then the log, once, for all of them.
@@ -292,6 +337,10 @@ static void measure_batch(struct bench_case *c, unsigned int count)
 	struct record recs[MAX_RECS];
 	unsigned int n = 0, next = 0, b;
 
+	if (c->device) {
+		measure_device_batch(c, count);
+		return;
+	}
 	run_op(c);
 	for (b = 0; b < count; b++) {
 		t0[b] = now_ns();
@@ -344,19 +393,26 @@ static void parse_case(char *spec)
 	c->driver = strsep(&rest, ":");
 	bytes = strsep(&rest, ":");
 	if (!bytes)
-		die("a case is DRIVER:BYTES[:decrypt], not '%s'", spec);
+		die("a case is DRIVER:BYTES[:decrypt][:split=N], not '%s'", spec);
 	c->len = strtoul(bytes, &tail, 0);
 	if (!c->len || c->len % 16 || *tail)
 		die("%s: the bytes are a multiple of 16, not '%s'", c->driver, bytes);
+	c->split = 1;
 	while ((opt = strsep(&rest, ":"))) {
 		if (!strcmp(opt, "decrypt"))
 			c->decrypt = true;
+		else if (!strncmp(opt, "split=", 6) && atoi(opt + 6) > 0)
+			c->split = (unsigned int)atoi(opt + 6);
 		else
 			die("%s: unknown option '%s'", c->driver, opt);
 	}
+	if (c->len % (16 * c->split))
+		die("%s: %zu bytes do not split into %u parts of whole blocks", c->driver, c->len,
+		    c->split);
 	if (c->len > max_size)
 		max_size = c->len;
 	c->engine = strstr(c->driver, "hwoffload") != NULL;
+	c->device = !strncmp(c->driver, "dev.", 4);
 	if (hwoff_skcipher_new(&c->ctx, hwoff_alg_by_name("AES-128-CBC"), c->driver, key, KEY_LEN,
 			       err, sizeof(err)))
 		die("%s", err);
@@ -378,8 +434,18 @@ static void case_label(const struct bench_case *c, char *buf, size_t size)
 {
 	const char *dash = strstr(c->driver, "-aes-");
 
-	snprintf(buf, size, "%s %zu%s", dash ? dash + 5 : c->driver, c->len,
-		 c->decrypt ? " dec" : "");
+	char split[16] = "";
+
+	if (c->split > 1)
+		snprintf(split, sizeof(split), "/%u", c->split);
+	snprintf(buf, size, "%s%s %zu%s%s", c->device ? "dev " : "", dash ? dash + 5 : c->driver,
+		 c->len, split, c->decrypt ? " dec" : "");
+}
+
+/* A device case has its total and the engine's part only. */
+static bool shown(const struct bench_case *c, unsigned int phase)
+{
+	return !c->device || phase == PHASE_TOTAL || phase == PHASE_ENGINE;
 }
 
 static void print_tables(void)
@@ -394,8 +460,8 @@ static void print_tables(void)
 	       nprobes, median_of(probe[PIO_ROUND_TRIP], nprobes),
 	       median_of(probe[PIO_ENGINE], nprobes), median_of(probe[DMA_ROUND_TRIP], nprobes),
 	       median_of(probe[DMA_ENGINE], nprobes), median_of(probe[DMA_THREAD], nprobes));
-	printf("\nAES-128-CBC through AF_ALG by the provider's transport, median µs per operation "
-	       "(%u operations per case)\n%-12s",
+	printf("\nAES-128-CBC by the provider's transports (dev: the engine's own device, else "
+	       "AF_ALG), median µs per operation (%u operations per case)\n%-12s",
 	       operations, "phase");
 	for (i = 0; i < ncases; i++) {
 		case_label(&cases[i], label, sizeof(label));
@@ -406,7 +472,7 @@ static void print_tables(void)
 	for (k = 0; k < PHASE_COUNT; k++) {
 		printf("\n%-12s", phase_names[k]);
 		for (i = 0; i < ncases; i++)
-			if (cases[i].engine || k == PHASE_TOTAL)
+			if (k == PHASE_TOTAL || (cases[i].engine && shown(&cases[i], k)))
 				print_figure(median_of(cases[i].phase[k], cases[i].ops), 13);
 			else
 				printf(" %13s", "-");
@@ -417,6 +483,9 @@ static void print_tables(void)
 			print_figure(median_of(cases[i].requests, cases[i].ops), 13);
 		else
 			printf(" %13s", "-");
+	printf("\n%-12s", "ops/s");
+	for (i = 0; i < ncases; i++)
+		print_figure(1e6 / median_of(cases[i].phase[PHASE_TOTAL], cases[i].ops), 13);
 	printf("\n%-12s", "engine MB/s");
 	for (i = 0; i < ncases; i++) {
 		double engine = median_of(cases[i].phase[PHASE_ENGINE], cases[i].ops);
@@ -436,7 +505,7 @@ static void print_tables(void)
 	for (k = 0; k < PHASE_BOUND; k++) {
 		printf("\n%-12s", k == PHASE_TOTAL ? "total/bound" : phase_names[k]);
 		for (i = 0; i < ncases; i++)
-			if (cases[i].engine && bound[i] > 0)
+			if (cases[i].engine && shown(&cases[i], k) && bound[i] > 0)
 				print_figure(median_of(cases[i].phase[k], cases[i].ops) / bound[i],
 					     13);
 			else
@@ -448,7 +517,7 @@ static void print_tables(void)
 static void usage(void)
 {
 	fputs("usage: request_cost [-n OPERATIONS] [-r ROUNDS] [-p PROBES] "
-	      "DRIVER:BYTES[:decrypt]...\n",
+	      "DRIVER:BYTES[:decrypt][:split=N]...\n",
 	      stderr);
 	exit(2);
 }

@@ -186,6 +186,19 @@ static void hwoffload_device_req_done_locked(struct hwoffload_session *s,
 	wake_up(&s->wq);
 }
 
+/* Undo the mapping of a request's pages (hwoffload_device_pin()); they stay pinned. */
+static void hwoffload_device_unmap(struct hwoffload_dev *hw, struct hwoffload_device_req *r)
+{
+	if (r->in_place) {
+		dma_unmap_sgtable(hw->dev, &r->src_sgt, DMA_BIDIRECTIONAL, 0);
+	} else {
+		dma_unmap_sgtable(hw->dev, &r->src_sgt, DMA_TO_DEVICE, 0);
+		dma_unmap_sgtable(hw->dev, &r->dst_sgt, DMA_FROM_DEVICE, 0);
+	}
+	sg_free_table(&r->src_sgt);
+	sg_free_table(&r->dst_sgt);
+}
+
 static void hwoffload_device_collect(struct hwoffload_dev *hw, struct hwoffload_dma_req *dreq,
 				     struct hwoffload_slot *slot)
 {
@@ -203,14 +216,7 @@ static void hwoffload_device_finish(struct hwoffload_dev *hw, struct hwoffload_d
 	struct hwe_aes_ctx *rec = &hw->session_records[s->id].ctx;
 	int err = dreq->err;
 
-	if (r->in_place) {
-		dma_unmap_sgtable(hw->dev, &r->src_sgt, DMA_BIDIRECTIONAL, 0);
-	} else {
-		dma_unmap_sgtable(hw->dev, &r->src_sgt, DMA_TO_DEVICE, 0);
-		dma_unmap_sgtable(hw->dev, &r->dst_sgt, DMA_FROM_DEVICE, 0);
-	}
-	sg_free_table(&r->src_sgt);
-	sg_free_table(&r->dst_sgt);
+	hwoffload_device_unmap(hw, r);
 
 	r->comp.engine_ns = r->times.engine_ns;
 	spin_lock(&s->done_lock);
@@ -253,8 +259,8 @@ static void hwoffload_device_fill_ctx(struct hwoffload_session *s, const struct 
 {
 	bool set_iv = ureq->flags & HWO_REQ_SET_IV;
 
-	ctx->cfg = cpu_to_le32(HWE_CFG(HWE_UNIT_AES, s->row->hw_mode, s->keylen,
-				       ureq->op == HWO_OP_DECRYPT));
+	ctx->cfg = cpu_to_le32(
+		HWE_CFG(HWE_UNIT_AES, s->row->hw_mode, s->keylen, ureq->op == HWO_OP_DECRYPT));
 	ctx->ctr_offset = cpu_to_le32(set_iv ? 0 : s->ctr_offset);
 	memset(ctx->reserved, 0, sizeof(ctx->reserved));
 	memcpy(ctx->iv, set_iv ? ureq->iv : s->iv, sizeof(ctx->iv));
@@ -496,14 +502,7 @@ static int hwoffload_device_dma(struct hwoffload_dev *hw, struct hwoffload_sessi
 	return 0;
 
 err_unmap:
-	if (r->in_place) {
-		dma_unmap_sgtable(hw->dev, &r->src_sgt, DMA_BIDIRECTIONAL, 0);
-	} else {
-		dma_unmap_sgtable(hw->dev, &r->src_sgt, DMA_TO_DEVICE, 0);
-		dma_unmap_sgtable(hw->dev, &r->dst_sgt, DMA_FROM_DEVICE, 0);
-	}
-	sg_free_table(&r->src_sgt);
-	sg_free_table(&r->dst_sgt);
+	hwoffload_device_unmap(hw, r);
 	return ret;
 }
 
@@ -688,10 +687,9 @@ static long hwoffload_device_submit(struct hwoffload_session *s, void __user *ar
 		return -ENODEV;
 	mutex_lock(&s->lock);
 	for (taken = 0; taken < sub.count; taken++) {
-		ret = copy_struct_from_user(&ureq, sizeof(ureq),
-					    u64_to_user_ptr(sub.requests +
-							    (u64)taken * sub.req_size),
-					    sub.req_size);
+		ret = copy_struct_from_user(
+			&ureq, sizeof(ureq),
+			u64_to_user_ptr(sub.requests + (u64)taken * sub.req_size), sub.req_size);
 		if (!ret)
 			ret = hwoffload_device_take(hw, s, &ureq, wait, &batch[taken]);
 		if (ret)

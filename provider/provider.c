@@ -312,7 +312,14 @@ static int provider_get_params(void *provctx, OSSL_PARAM params[])
 	static const char *const names[] = {
 		"hwoffload: crypto engines through AF_ALG",
 		"hwoffload: crypto engines through AF_ALG (unavailable here: software only)",
+		"hwoffload: crypto engines through AF_ALG (unavailable here: the engine's own "
+		"device "
+		"and software)",
 	};
+	/* without AF_ALG the discovery keeps the device's paths only (routes.c) */
+	unsigned int name = !prov->probe.error				? 0
+			    : prov->discovery && prov->discovery->count ? 2
+									: 1;
 
 	if (!hwprov_param_set_int(params, OSSL_PROV_PARAM_STATUS, 1))
 		return 0;
@@ -323,7 +330,7 @@ static int provider_get_params(void *provctx, OSSL_PARAM params[])
 		if (!OSSL_PARAM_set_utf8_string(p, statistics))
 			return 0;
 	}
-	return hwprov_param_set_utf8(params, OSSL_PROV_PARAM_NAME, names[prov->probe.error != 0]) &&
+	return hwprov_param_set_utf8(params, OSSL_PROV_PARAM_NAME, names[name]) &&
 	       hwprov_param_set_utf8(params, OSSL_PROV_PARAM_VERSION, PACKAGE_VERSION) &&
 	       hwprov_param_set_utf8(params, OSSL_PROV_PARAM_BUILDINFO,
 				     PACKAGE_NAME " " PACKAGE_VERSION

@@ -184,7 +184,7 @@ bool hwprov_routes_set_up(struct hwprov *prov)
 		hwoff_appendf(prov->warnings, sizeof(prov->warnings), "discovery: %s\n", err);
 	/* where AF_ALG is closed, the engine's own device may still reach it */
 	if (prov->probe.error)
-		hwoff_discovery_keep_devices(prov->discovery);
+		hwoff_discovery_keep(prov->discovery, true);
 	t = table_of_mode(prov);
 	if (!t)
 		return false;

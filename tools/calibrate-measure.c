@@ -553,6 +553,11 @@ int cal_measure(struct cal_run *run, const struct cal_config *cfg, char *err, si
 		hwoff_appendf(run->notes, sizeof(run->notes), "discovery failed: %s\n", err);
 		run->af_alg = false;
 	}
+	/*
+	 * The engine's own device is not measured yet: its paths would overflow the table's
+	 * HWOFF_PATHS_MAX, and the PIO/DMA crossover for sysfs is the AF_ALG drivers' (issue 29).
+	 */
+	hwoff_discovery_keep(&run->discovery, false);
 	if (!run->af_alg)
 		hwoff_appendf(run->notes, sizeof(run->notes), "software only: AF_ALG: %s\n",
 			      run->af_alg_reason[0] ? run->af_alg_reason : "not used");

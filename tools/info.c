@@ -633,7 +633,7 @@ int main(int argc, char **argv)
 		print_implementations(d, af_alg);
 		/* as the provider: where AF_ALG is closed, only the engine's device reaches */
 		if (!af_alg)
-			hwoff_discovery_keep_devices(d);
+			hwoff_discovery_keep(d, true);
 	}
 	print_ktls();
 	if (!file) {

@@ -14,8 +14,10 @@
 #include "emulator/ivshmem_server.h"
 #include "emulator/timing.h"
 #include "kernel/hwoffload_regs.h"
+#include "kernel/hwoffload_uapi.h"
 
 #include "backend/algs.h"
+#include "backend/device.h"
 #include "backend/discover.h"
 #include "backend/fingerprint.h"
 #include "backend/probe.h"

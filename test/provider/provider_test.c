@@ -340,11 +340,11 @@ bool engine_refuses(const struct env *e, const struct hwoff_alg *alg, const char
 		return false;
 	ERR_clear_error();
 	if (hwoff_alg_is_hmac(alg)) {
-		served = EVP_Q_mac(e->libctx, "HMAC", "provider=hwoffload", alg->hmac_of->name, NULL,
-				   key, sizeof(key), in, sizeof(in), out, sizeof(out), &n);
+		served = EVP_Q_mac(e->libctx, "HMAC", "provider=hwoffload", alg->hmac_of->name,
+				   NULL, key, sizeof(key), in, sizeof(in), out, sizeof(out), &n);
 	} else if (hwoff_alg_is_digest(alg)) {
-		served = EVP_Q_digest(e->libctx, alg->name, "provider=hwoffload", in, sizeof(in), out,
-				      &n);
+		served = EVP_Q_digest(e->libctx, alg->name, "provider=hwoffload", in, sizeof(in),
+				      out, &n);
 	} else {
 		EVP_CIPHER *hw = EVP_CIPHER_fetch(e->libctx, alg->name, "provider=hwoffload");
 		EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
@@ -1240,7 +1240,8 @@ static void info_routes_device(void)
 	while (fgets(line, sizeof(line), info)) {
 		if (strncmp(line, "route: ", 7))
 			continue;
-		for (tok = strtok_r(line + 7, " \n", &save); tok; tok = strtok_r(NULL, " \n", &save)) {
+		for (tok = strtok_r(line + 7, " \n", &save); tok;
+		     tok = strtok_r(NULL, " \n", &save)) {
 			const char *path = strchr(tok, ':');
 
 			/* the ranges, START:PATH */
