@@ -22,8 +22,14 @@
  * the context's, copied.
  *
  * After fork() the child's calls on the parent's session fail (EPERM): the child opens its own
- * session, closing its copy of the parent's descriptor only while the number is still that
- * session (transport.h, "fork()").
+ * session, closing its copy of the parent's descriptor only while the number is still a session
+ * of another process (transport.h, "fork()": /proc/self/fd names it, and the driver refuses it
+ * with EPERM; every anon fd shares one inode, so the inode says nothing).
+ *
+ * A batch pins its pages while it runs: its requests are as many as the process's
+ * RLIMIT_MEMLOCK and the driver's per-session ceiling allow, halved for the process's other
+ * contexts; one refused for the pinning or the in-flight limit after others were taken is sent
+ * again once those are done.
  */
 #define _GNU_SOURCE /* explicit_bzero */
 #include <errno.h>
@@ -35,7 +41,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 #include "backend/device.h"
@@ -55,9 +61,8 @@ struct device_skcipher {
 	uint32_t hwo_alg;
 	uint32_t path;
 	int fd; /* the session */
-	ino_t ino; /* of the session's file, to know the number after a fork */
 	pid_t pid; /* the session's owner */
-	uint32_t max_batch;
+	uint32_t max_batch; /* requests per SUBMIT: the driver's, within the pinning budget */
 	size_t piece; /* bytes per request: HWOFF_DEVICE_PIECE, PIO's at most its FIFO */
 	unsigned char tail[HWOFF_AES_BLOCK] __attribute__((aligned(HWOFF_AES_BLOCK)));
 	unsigned char key[HWOFF_AES_KEY_MAX];
@@ -145,7 +150,8 @@ static int open_session(struct device_skcipher *c)
 		.key = (uintptr_t)c->key,
 	};
 	struct hwo_info info;
-	struct stat st;
+	struct rlimit memlock;
+	size_t budget, per_request;
 	int dev = open_node(c->node, &info);
 
 	if (dev < 0)
@@ -159,24 +165,53 @@ static int open_session(struct device_skcipher *c)
 		return device_fail(c, error, "no session on %s: %s", c->node, strerror(error));
 	}
 	close(dev);
-	c->ino = fstat(c->fd, &st) ? 0 : st.st_ino;
 	c->pid = getpid();
-	c->max_batch = info.max_batch;
 	c->piece = c->path == HWO_PATH_PIO && info.fifo_size < HWOFF_DEVICE_PIECE
 			   ? info.fifo_size
 			   : HWOFF_DEVICE_PIECE;
+	/* half of what the process may pin, for its other contexts; a request pins two buffers */
+	budget = info.max_pinned_bytes;
+	if (!getrlimit(RLIMIT_MEMLOCK, &memlock) && memlock.rlim_cur != RLIM_INFINITY &&
+	    memlock.rlim_cur < budget)
+		budget = memlock.rlim_cur;
+	budget /= 2;
+	while (c->piece > 4096 && 2 * (c->piece + 4096) > budget)
+		c->piece /= 2;
+	per_request = 2 * (c->piece + 4096);
+	c->max_batch = info.max_batch < info.max_inflight ? info.max_batch : info.max_inflight;
+	if (c->max_batch > 64)
+		c->max_batch = 64;
+	if (budget / per_request < c->max_batch)
+		c->max_batch = budget / per_request ? (uint32_t)(budget / per_request) : 1;
 	c->iv_to_session = false;
 	return 0;
 }
 
-/* After a fork, the child's own session (the parent's number closed if it is still ours). */
+/*
+ * In a forked child: whether descriptor fd is still a session the parent made (the driver
+ * refuses it to us with EPERM), so that closing it closes nobody else's file.
+ */
+static bool parents_session(int fd)
+{
+	struct hwo_state st = { .size = sizeof(st) };
+	char path[32], link[64];
+	ssize_t n;
+
+	snprintf(path, sizeof(path), "/proc/self/fd/%d", fd);
+	n = readlink(path, link, sizeof(link) - 1);
+	if (n < 0)
+		return false;
+	link[n] = '\0';
+	return !strcmp(link, "anon_inode:[hwoffload-session]") &&
+	       ioctl(fd, HWO_IOC_GET_STATE, &st) < 0 && errno == EPERM;
+}
+
+/* After a fork, the child's own session (its copy of the parent's closed while it is one). */
 static int own_session(struct device_skcipher *c)
 {
-	struct stat st;
-
 	if (c->pid == getpid())
 		return 0;
-	if (c->fd >= 0 && !fstat(c->fd, &st) && st.st_ino == c->ino)
+	if (c->fd >= 0 && parents_session(c->fd))
 		close(c->fd);
 	c->fd = -1;
 	return open_session(c);
@@ -186,7 +221,7 @@ static void device_close(struct hwoff_skcipher *base)
 {
 	struct device_skcipher *c = device_skcipher(base);
 
-	if (c->fd >= 0 && c->pid == getpid())
+	if (c->fd >= 0 && (c->pid == getpid() || parents_session(c->fd)))
 		close(c->fd);
 	if (c->bounce) {
 		explicit_bzero(c->bounce, HWOFF_DEVICE_BOUNCE);
@@ -253,16 +288,36 @@ static bool next_request(struct device_skcipher *c, bool encrypt, const unsigned
 	return true;
 }
 
+/* @n completions of the session, oldest first, into @comps: 0, or -errno. */
+static int drain(struct device_skcipher *c, struct hwo_completion *comps, uint32_t n)
+{
+	uint32_t got = 0;
+
+	while (got < n) {
+		ssize_t r = read(c->fd, comps + got, (n - got) * sizeof(*comps));
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			return device_fail(c, r ? errno : EIO, "reading %u completions: %s",
+					   n - got, r ? strerror(errno) : "none outstanding");
+		got += (uint32_t)(r / (ssize_t)sizeof(*comps));
+	}
+	return 0;
+}
+
 /*
  * One window of an operation, in place or apart, in requests of c->piece bytes sent as batches
- * of max_batch and waited for: 0, or -errno with the reason.
+ * of c->max_batch and waited for: 0, or -errno with the reason. A batch refused partway for a
+ * limit (pinning, in flight) or interrupted goes on from its first request not taken, once the
+ * ones taken are done.
  */
 static int crypt_window(struct device_skcipher *c, bool encrypt, const unsigned char *in,
 			unsigned char *out, size_t len)
 {
 	struct hwo_request reqs[64];
 	struct hwo_completion comps[64];
-	size_t off = 0;
+	size_t off = 0, starts[64];
 
 	while (off < len) {
 		struct hwo_submit sub = {
@@ -272,31 +327,43 @@ static int crypt_window(struct device_skcipher *c, bool encrypt, const unsigned 
 			.requests = (uintptr_t)reqs,
 			.completions = (uintptr_t)comps,
 		};
-		uint32_t n = 0, max = c->max_batch < 64 ? c->max_batch : 64;
+		size_t cursor = off;
+		uint32_t n = 0, done;
 
-		while (n < max && next_request(c, encrypt, in, out, len, &off, &reqs[n]))
+		while (n < c->max_batch) {
+			starts[n] = cursor;
+			if (!next_request(c, encrypt, in, out, len, &cursor, &reqs[n]))
+				break;
 			n++;
+		}
 		if (c->iv_to_session) {
 			reqs[0].flags = HWO_REQ_SET_IV;
 			memcpy(reqs[0].iv, c->iv, sizeof(reqs[0].iv));
 		}
 		sub.count = n;
+		done = n;
 		if (ioctl(c->fd, HWO_IOC_SUBMIT, &sub)) {
-			int error = errno;
+			int error = errno, ret;
 
-			/* the requests taken before the refused one complete all the same */
-			while (sub.taken && read(c->fd, comps, sub.taken * sizeof(comps[0])) < 0 &&
-			       errno == EINTR)
-				;
-			return device_fail(c, error, "request of %zu bytes refused: %s", len,
-					   strerror(error));
+			/* the requests taken before the refusal or the signal complete all the same
+			 */
+			done = sub.taken;
+			ret = drain(c, comps, done);
+			if (ret)
+				return ret;
+			if (!done || (error != EINTR && error != ENOBUFS && error != EAGAIN))
+				return device_fail(c, error, "request of %zu bytes refused: %s",
+						   len, strerror(error));
+			if (done < n)
+				cursor = starts[done];
 		}
 		c->iv_to_session = false;
-		for (uint32_t i = 0; i < n; i++)
+		for (uint32_t i = 0; i < done; i++)
 			if (comps[i].status)
 				return device_fail(c, -comps[i].status,
 						   "request of %u bytes failed: %s", reqs[i].len,
 						   strerror(-comps[i].status));
+		off = cursor;
 	}
 	if (len % HWOFF_AES_BLOCK) {
 		size_t whole = len & ~(size_t)(HWOFF_AES_BLOCK - 1);

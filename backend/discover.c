@@ -478,13 +478,16 @@ int hwoff_discovery_query_kernel_flags(struct hwoff_discovery *d)
 
 int hwoff_discover(struct hwoff_discovery *d, char *err, size_t err_len)
 {
-	if (hwoff_discovery_load(d, PROC_CRYPTO, err, err_len))
-		return -1;
-	hwoff_discovery_read_modules(d, SYS_MODULE);
-	hwoff_discovery_query_kernel_flags(d); /* on failure d->basis says so */
+	int ret = hwoff_discovery_load(d, PROC_CRYPTO, err, err_len);
+
+	if (!ret) {
+		hwoff_discovery_read_modules(d, SYS_MODULE);
+		hwoff_discovery_query_kernel_flags(d); /* on failure d->basis says so */
+	}
+	/* a sandbox without /proc may still have the node */
 	hwoff_device_discover(d, HWOFF_DEVICE_NODES);
 	hwoff_discovery_classify(d);
-	return 0;
+	return ret;
 }
 
 const struct hwoff_impl *hwoff_discovery_find_class(const struct hwoff_discovery *d,
@@ -508,6 +511,14 @@ void hwoff_discovery_keep(struct hwoff_discovery *d, bool device)
 		if (d->impls[i].device == device)
 			d->impls[kept++] = d->impls[i];
 	d->count = kept;
+}
+
+bool hwoff_discovery_has_device(const struct hwoff_discovery *d)
+{
+	for (size_t i = 0; i < d->count; i++)
+		if (d->impls[i].device)
+			return true;
+	return false;
 }
 
 const struct hwoff_impl *hwoff_discovery_find(const struct hwoff_discovery *d, const char *driver)

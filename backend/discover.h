@@ -92,6 +92,9 @@ void hwoff_discovery_classify(struct hwoff_discovery *d);
  */
 void hwoff_discovery_keep(struct hwoff_discovery *d, bool device);
 
+/* Whether the engine's own device reaches any implementation. */
+bool hwoff_discovery_has_device(const struct hwoff_discovery *d);
+
 /*
  * Ask crypto_user netlink (CRYPTO_MSG_GETALG) for each implementation's flags and record them;
  * the classes do not change. Returns 0, or -errno when netlink could not be used at all.

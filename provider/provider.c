@@ -316,10 +316,9 @@ static int provider_get_params(void *provctx, OSSL_PARAM params[])
 		"device "
 		"and software)",
 	};
-	/* without AF_ALG the discovery keeps the device's paths only (routes.c) */
-	unsigned int name = !prov->probe.error				? 0
-			    : prov->discovery && prov->discovery->count ? 2
-									: 1;
+	unsigned int name = !prov->probe.error						     ? 0
+			    : prov->discovery && hwoff_discovery_has_device(prov->discovery) ? 2
+											     : 1;
 
 	if (!hwprov_param_set_int(params, OSSL_PROV_PARAM_STATUS, 1))
 		return 0;

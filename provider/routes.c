@@ -65,12 +65,15 @@ static bool force_engine_path(struct hwprov *prov, struct hwoff_table *t,
 
 		if (!prov->config.enabled[a])
 			continue;
+		/* the engine's own device first: it may reach the engine where AF_ALG cannot */
 		impl = hwoff_discovery_find_class(prov->discovery, alg->kernel_name, class);
-		if (!impl && prov->probe.error) {
-			snprintf(prov->no_path[a], sizeof(prov->no_path[a]),
-				 "mode=%s: AF_ALG is unavailable (%s), and the engine's device "
-				 "serves no %s",
-				 mode, prov->probe.reason, alg->kernel_name);
+		if (prov->probe.error && (!impl || !impl->device)) {
+			snprintf(
+				prov->no_path[a], sizeof(prov->no_path[a]),
+				"mode=%s: AF_ALG is unavailable: %s%s", mode, prov->probe.reason,
+				hwoff_discovery_has_device(prov->discovery)
+					? " (the engine's own device does not serve this algorithm)"
+					: "");
 			continue;
 		}
 		if (!impl) {
@@ -123,14 +126,26 @@ static struct hwoff_table *table_of_mode(struct hwprov *prov)
 			if (!t)
 				return NULL;
 		}
-		if (prov->probe.error && !prov->discovery->count) {
-			/* Nothing but software can serve here: that is the route, not a fallback.
+		if (prov->probe.error) {
+			/*
+			 * A table names AF_ALG's paths. Without the engine's own device nothing
+			 * but software can serve here: that is the route, not a fallback.
 			 */
 			if (t)
 				hwoff_appendf(prov->warnings, sizeof(prov->warnings),
 					      "table %s is not used: %s\n", prov->config.table,
 					      prov->probe.reason);
 			hwoff_table_free(t);
+			if (hwoff_discovery_has_device(prov->discovery)) {
+				hwoff_discovery_keep(prov->discovery, true);
+				t = hwoff_table_default(prov->discovery);
+				snprintf(prov->table_source, sizeof(prov->table_source),
+					 "built-in, the engine's own device only, as AF_ALG is "
+					 "unusable here (software below %d B, the device's driver "
+					 "from there)",
+					 HWOFF_DEFAULT_CIPHER_CUTOFF);
+				break;
+			}
 			t = hwoff_table_new();
 			snprintf(prov->table_source, sizeof(prov->table_source),
 				 "none: software only, as AF_ALG is unusable here");
@@ -182,9 +197,6 @@ bool hwprov_routes_set_up(struct hwprov *prov)
 	}
 	if (hwoff_discover(prov->discovery, err, sizeof(err)))
 		hwoff_appendf(prov->warnings, sizeof(prov->warnings), "discovery: %s\n", err);
-	/* where AF_ALG is closed, the engine's own device may still reach it */
-	if (prov->probe.error)
-		hwoff_discovery_keep(prov->discovery, true);
 	t = table_of_mode(prov);
 	if (!t)
 		return false;

@@ -72,8 +72,6 @@ static bool print_af_alg(struct hwoff_probe *p)
 	printf("af_alg: unavailable\n");
 	printf("af_alg-errno: %s\n", strerrorname_np(p->error) ? strerrorname_np(p->error) : "?");
 	printf("af_alg-reason: %s\n", p->reason);
-	printf("af_alg-consequence: what AF_ALG would carry is served in software; the engine's "
-	       "own device, where there is one, still serves\n");
 	return false;
 }
 
@@ -317,7 +315,7 @@ static int print_table(struct hwoff_table *t, const char *file, const struct hwo
 	 * As the provider does: without AF_ALG and the engine's device the table is not used,
 	 * software is the route.
 	 */
-	if (!af_alg && !(d && d->count)) {
+	if (!af_alg && !(d && hwoff_discovery_has_device(d))) {
 		ret = print_entries(t, "table-entry", &routes);
 		if (routes)
 			printf("table-not-used: its entries above are not used, as AF_ALG is "
@@ -631,9 +629,14 @@ int main(int argc, char **argv)
 		       d->count, d->skipped_internal, d->skipped_not_passed);
 		printf("discovery-basis: %s\n", d->basis);
 		print_implementations(d, af_alg);
-		/* as the provider: where AF_ALG is closed, only the engine's device reaches */
-		if (!af_alg)
-			hwoff_discovery_keep(d, true);
+	}
+	/* as the provider (routes.c): where AF_ALG is closed, only the engine's device reaches */
+	if (!af_alg && d && hwoff_discovery_has_device(d)) {
+		printf("af_alg-consequence: the engine's own device serves what it offers, the rest "
+		       "is served in software\n");
+		hwoff_discovery_keep(d, true);
+	} else if (!af_alg) {
+		printf("af_alg-consequence: every request is served in software\n");
 	}
 	print_ktls();
 	if (!file) {
