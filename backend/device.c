@@ -94,16 +94,17 @@ static uint32_t hwo_alg_of(const struct hwoff_alg *alg)
 	}
 }
 
-/* The path of a driver name by its suffix, as discover.c classifies it. */
+/* The session's path: that of the AF_ALG driver the path is named after (discover.c). */
 static uint32_t hwo_path_of(const char *driver)
 {
-	size_t len = strlen(driver);
-
-	if (len > 4 && !strcmp(driver + len - 4, "-pio"))
+	switch (hwoff_engine_class(driver)) {
+	case HWOFF_IMPL_ENGINE_PIO:
 		return HWO_PATH_PIO;
-	if (len > 4 && !strcmp(driver + len - 4, "-dma"))
+	case HWOFF_IMPL_ENGINE_DMA:
 		return HWO_PATH_DMA;
-	return HWO_PATH_AUTO;
+	default:
+		return HWO_PATH_AUTO;
+	}
 }
 
 static int device_fail(struct device_skcipher *c, int error, const char *fmt, ...)

@@ -66,8 +66,7 @@ static bool ends_with(const char *s, const char *suffix)
 	return len >= suffix_len && strcmp(s + len - suffix_len, suffix) == 0;
 }
 
-/* By the suffix of the driver, inside a template's parentheses: "hmac(sha256-hwoffload-pio)". */
-static enum hwoff_impl_class engine_class(const char *driver)
+enum hwoff_impl_class hwoff_engine_class(const char *driver)
 {
 	char name[HWOFF_NAME_MAX];
 	size_t len;
@@ -97,7 +96,7 @@ static enum hwoff_impl_class engine_class(const char *driver)
 static enum hwoff_impl_class classify(const struct hwoff_impl *impl)
 {
 	if (strcmp(impl->module, HWOFF_ENGINE_MODULE) == 0)
-		return engine_class(impl->driver);
+		return hwoff_engine_class(impl->driver);
 	if (impl->binds_device)
 		return HWOFF_IMPL_OFFLOAD;
 	if (impl->async && !impl->simd_wrapper && strncmp(impl->driver, "cryptd(", 7) != 0)

@@ -128,6 +128,12 @@ const struct hwoff_impl *hwoff_discovery_find(const struct hwoff_discovery *d, c
 const struct hwoff_impl *hwoff_discovery_offload_for(const struct hwoff_discovery *d,
 						     const char *kernel_name);
 
+/*
+ * The path of a driver of the bundled engine, by its suffix inside a template's parentheses
+ * ("hmac(sha256-hwoffload-pio)": ENGINE_PIO; no suffix: ENGINE_AUTO); its device's paths too.
+ */
+enum hwoff_impl_class hwoff_engine_class(const char *driver);
+
 /* "cpu", "offload", "engine-auto", "engine-pio", "engine-dma". */
 const char *hwoff_impl_class_name(enum hwoff_impl_class class);
 

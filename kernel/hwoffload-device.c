@@ -840,9 +840,7 @@ static int hwoffload_session_release(struct inode *inode, struct file *file)
 	struct hwoffload_device_req *r, *next;
 	struct hwoffload_dev *hw;
 
-	wait_event(s->wq, !READ_ONCE(s->on_ring));
-	spin_lock_bh(&s->done_lock);	/* the last finish is out of the lock */
-	spin_unlock_bh(&s->done_lock);
+	hwoffload_device_quiesce(s);
 	list_for_each_entry_safe(r, next, &s->done, node)
 		hwoffload_device_req_free(s, r);
 	hw = hwoffload_dev_get(s->generation);
