@@ -49,7 +49,6 @@
 #include "backend/transport.h"
 #include "kernel/hwoffload_uapi.h"
 
-#define HWOFF_DEVICE_PREFIX "dev."
 #define HWOFF_DEVICE_PIECE  (256u << 10) /* bytes per request of a large operation */
 #define HWOFF_DEVICE_BOUNCE (1u << 20) /* the aligned area for unaligned buffers, at most */
 

@@ -9,6 +9,8 @@
 #include "backend/discover.h"
 
 #define HWOFF_DEVICE_NODES "/dev/hwoffload[0-9]*"
+/* A device path is named "dev.NODE.DRIVER", after the AF_ALG driver of the same engine path. */
+#define HWOFF_DEVICE_PREFIX "dev."
 
 /*
  * Add the paths of every node matching pattern that answers (one per algorithm and engine

@@ -502,12 +502,12 @@ const struct hwoff_impl *hwoff_discovery_find_class(const struct hwoff_discovery
 	return found;
 }
 
-void hwoff_discovery_keep(struct hwoff_discovery *d, bool device)
+void hwoff_discovery_keep_device(struct hwoff_discovery *d)
 {
 	size_t kept = 0;
 
 	for (size_t i = 0; i < d->count; i++)
-		if (d->impls[i].device == device)
+		if (d->impls[i].device)
 			d->impls[kept++] = d->impls[i];
 	d->count = kept;
 }
@@ -518,6 +518,21 @@ bool hwoff_discovery_has_device(const struct hwoff_discovery *d)
 		if (d->impls[i].device)
 			return true;
 	return false;
+}
+
+const struct hwoff_impl *hwoff_discovery_device_twin(const struct hwoff_discovery *d,
+						      const struct hwoff_impl *impl)
+{
+	for (size_t i = 0; !impl->device && i < d->count; i++) {
+		const char *dot;
+
+		if (!d->impls[i].device)
+			continue;
+		dot = strchr(d->impls[i].driver + strlen(HWOFF_DEVICE_PREFIX), '.');
+		if (dot && !strcmp(dot + 1, impl->driver))
+			return &d->impls[i];
+	}
+	return NULL;
 }
 
 const struct hwoff_impl *hwoff_discovery_find(const struct hwoff_discovery *d, const char *driver)

@@ -86,14 +86,18 @@ void hwoff_discovery_read_modules(struct hwoff_discovery *d, const char *sys_mod
 /* Classify every implementation from its facts (see classify()); the readers above call it. */
 void hwoff_discovery_classify(struct hwoff_discovery *d);
 
-/*
- * Keep the implementations the engine's device reaches (device true: where AF_ALG is unusable)
- * or those AF_ALG reaches (false: what the calibration measures so far).
- */
-void hwoff_discovery_keep(struct hwoff_discovery *d, bool device);
+/* Keep only the implementations the engine's device reaches (where AF_ALG is unusable). */
+void hwoff_discovery_keep_device(struct hwoff_discovery *d);
 
 /* Whether the engine's own device reaches any implementation. */
 bool hwoff_discovery_has_device(const struct hwoff_discovery *d);
+
+/*
+ * The engine's own device's path named after impl, an AF_ALG driver ("dev.hwoffload0." and its
+ * name: the same engine path without the socket's copies), or NULL.
+ */
+const struct hwoff_impl *hwoff_discovery_device_twin(const struct hwoff_discovery *d,
+						      const struct hwoff_impl *impl);
 
 /*
  * Ask crypto_user netlink (CRYPTO_MSG_GETALG) for each implementation's flags and record them;

@@ -208,6 +208,13 @@ const char *hwoff_path_unusable_reason(const struct hwoff_path *path);
 long long hwoff_path_retry_in_ms(const struct hwoff_path *path);
 /* Every path AF_ALG reaches (not the engine's device's), e.g. when the AF_ALG probe fails. */
 void hwoff_table_mark_afalg_paths_unusable(struct hwoff_table *t, const char *reason);
+/*
+ * Where AF_ALG is unusable and the engine's own device serves: as above, and the AF_ALG paths'
+ * ranges become software's, the route there and not a fallback; a line of warnings per path the
+ * table sent sizes to.
+ */
+void hwoff_table_afalg_paths_to_software(struct hwoff_table *t, const char *reason,
+					 char *warnings, size_t warnings_len);
 
 /*
  * Check the kernel paths against discovery: a driver that is not there, or that implements a

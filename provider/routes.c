@@ -126,10 +126,20 @@ static struct hwoff_table *table_of_mode(struct hwprov *prov)
 			if (!t)
 				return NULL;
 		}
+		if (prov->probe.error && t && hwoff_discovery_has_device(prov->discovery)) {
+			/*
+			 * The table's paths of the engine's own device serve (a calibration where
+			 * AF_ALG is closed measures them alone); its AF_ALG paths' sizes are
+			 * software's, the route here and not a fallback.
+			 */
+			hwoff_table_afalg_paths_to_software(t, prov->probe.reason, prov->warnings,
+							    sizeof(prov->warnings));
+			break;
+		}
 		if (prov->probe.error) {
 			/*
-			 * A table names AF_ALG's paths. Without the engine's own device nothing
-			 * but software can serve here: that is the route, not a fallback.
+			 * Without the engine's own device nothing but software can serve here: that
+			 * is the route, not a fallback.
 			 */
 			if (t)
 				hwoff_appendf(prov->warnings, sizeof(prov->warnings),
@@ -137,7 +147,7 @@ static struct hwoff_table *table_of_mode(struct hwprov *prov)
 					      prov->probe.reason);
 			hwoff_table_free(t);
 			if (hwoff_discovery_has_device(prov->discovery)) {
-				hwoff_discovery_keep(prov->discovery, true);
+				hwoff_discovery_keep_device(prov->discovery);
 				t = hwoff_table_default(prov->discovery);
 				snprintf(prov->table_source, sizeof(prov->table_source),
 					 "built-in, the engine's own device only, as AF_ALG is "

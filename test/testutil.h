@@ -38,6 +38,13 @@ bool test_engine_registers(const char *kernel_name);
 /* Whether the provider's mode serves rows of kernel_name: pio and dma those above, others all. */
 bool test_mode_serves(const char *mode, const char *kernel_name);
 
+/*
+ * Refuse socket(AF_ALG, ...) to this process and its children with refusal (an errno), by a
+ * seccomp filter, as sandboxed services are refused it and as Linux 7.2 refuses off-CPU drivers,
+ * while the kernel has AF_ALG. For good: run it in a test's own (forked) process.
+ */
+void test_refuse_af_alg(int refusal);
+
 /* Runs the suite (printing Check's summary line); the process's exit status. */
 int test_run_suite(Suite *suite);
 

@@ -300,8 +300,13 @@ static int print_table(struct hwoff_table *t, const char *file, const struct hwo
 		hwoff_table_check_drivers(t, d, warnings, WARNINGS_MAX);
 		print_lines("table-driver-warning", warnings);
 	}
-	if (!af_alg)
+	if (!af_alg && d && hwoff_discovery_has_device(d)) {
+		warnings[0] = '\0';
+		hwoff_table_afalg_paths_to_software(t, probe_reason, warnings, WARNINGS_MAX);
+		print_lines("table-driver-warning", warnings);
+	} else if (!af_alg) {
 		hwoff_table_mark_afalg_paths_unusable(t, probe_reason);
+	}
 	for (unsigned int p = 0; p < t->path_count; p++) {
 		const char *unusable = hwoff_path_unusable_reason(&t->paths[p]);
 
@@ -630,11 +635,15 @@ int main(int argc, char **argv)
 		printf("discovery-basis: %s\n", d->basis);
 		print_implementations(d, af_alg);
 	}
-	/* as the provider (routes.c): where AF_ALG is closed, only the engine's device reaches */
+	/*
+	 * As the provider (routes.c): where AF_ALG is closed, only the engine's device reaches; the
+	 * built-in table is made of its paths, a table file's AF_ALG paths go to software.
+	 */
 	if (!af_alg && d && hwoff_discovery_has_device(d)) {
 		printf("af_alg-consequence: the engine's own device serves what it offers, the rest "
 		       "is served in software\n");
-		hwoff_discovery_keep(d, true);
+		if (!file)
+			hwoff_discovery_keep_device(d);
 	} else if (!af_alg) {
 		printf("af_alg-consequence: every request is served in software\n");
 	}

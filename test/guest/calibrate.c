@@ -9,10 +9,13 @@
  * table; measured through the provider whatever the user's HWOFFLOAD_*
  * settings; each serves no size past the largest it was checked right at, the table records each
  * driver's proof, the CSV has every sample, a choice still unclear had the most repeats, and the
- * verification pass measured the learnt entries and derived again where they lost.
+ * verification pass measured the learnt entries and derived again where they lost. The engine's
+ * drivers the engine's own device reaches are measured through the device, also where AF_ALG is
+ * refused.
  */
 #define _GNU_SOURCE /* open_memstream */
 #include <check.h>
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -237,6 +240,7 @@ START_TEST(test_paths_from_discovery)
 	const struct hwoff_discovery *d = &run.discovery;
 
 	ck_assert(run.af_alg);
+	ck_assert_msg(hwoff_discovery_has_device(d), "no /dev/hwoffload0 in discovery: %s", d->basis);
 	for (size_t i = 0; i < run.subject_count; i++) {
 		const struct cal_subject *s = &run.subjects[i];
 		bool engine_split = false;
@@ -248,8 +252,10 @@ START_TEST(test_paths_from_discovery)
 					 d->impls[j].class == HWOFF_IMPL_ENGINE_DMA);
 		for (size_t j = 0; j < d->count; j++) {
 			const struct hwoff_impl *impl = &d->impls[j];
+			/* an engine driver the device reaches is measured through the device */
 			bool wanted = impl->class != HWOFF_IMPL_CPU &&
-				      !(impl->class == HWOFF_IMPL_ENGINE_AUTO && engine_split);
+				      !(impl->class == HWOFF_IMPL_ENGINE_AUTO && engine_split) &&
+				      !hwoff_discovery_device_twin(d, impl);
 			int p = path_index(s, impl->driver);
 
 			if (strcmp(impl->name, s->alg->kernel_name) != 0)
@@ -605,6 +611,66 @@ START_TEST(test_verification_revisits_deciding_sizes)
 }
 END_TEST
 
+/*
+ * Where AF_ALG is refused (a seccomp filter, as Linux 7.2 and container runtimes refuse it), the
+ * calibration measures the engine's own device: AES-128-CBC's kernel paths are the device's PIO
+ * and DMA paths, each checked right through the provider (which uses a table file of device paths
+ * there), and the table it writes names no other kernel path.
+ */
+START_TEST(test_af_alg_refused_measures_the_device)
+{
+	static const size_t two_sizes[] = { 16, 65536 };
+	static const bool both[HWOFF_OBJECTIVE_COUNT] = { true, true };
+	bool algs[HWOFF_ALG_COUNT] = { false };
+	struct cal_config cfg = {
+		.grid = two_sizes,
+		.grid_count = 2,
+		.repeats = REPEATS,
+		.repeats_max = REPEATS,
+		.sample_seconds = 0.002,
+		.resolve_ratio = 8,
+		.tie = TIE,
+		.algs = algs,
+		.provider_dir = getenv("HWOFFLOAD_PROVIDER_DIR") ? getenv("HWOFFLOAD_PROVIDER_DIR")
+								 : "provider/.libs",
+	};
+	struct cal_run refused;
+	struct hwoff_table *t;
+	size_t left_out;
+	char err[512];
+
+	algs[hwoff_alg_index(hwoff_alg_by_name("AES-128-CBC"))] = true;
+	test_refuse_af_alg(EPERM);
+	ck_assert_msg(cal_measure(&refused, &cfg, err, sizeof(err)) == 0, "%s", err);
+	printf("with AF_ALG refused: notes:\n%s%s", refused.notes, refused.limits);
+	ck_assert(!refused.af_alg);
+	ck_assert_msg(strstr(refused.notes, "the engine's own device only"), "%s", refused.notes);
+	ck_assert_uint_eq(refused.subject_count, 2);
+	for (size_t i = 0; i < refused.subject_count; i++) {
+		const struct cal_subject *s = &refused.subjects[i];
+		bool pio = false, dma = false;
+
+		for (unsigned int p = 1; p < s->path_count; p++) {
+			ck_assert_msg(!strncmp(s->paths[p].name, "dev.", 4) && !s->paths[p].failed,
+				      "%s %s: %s %s", s->alg->name,
+				      hwoff_direction_name(s->direction), s->paths[p].name,
+				      s->paths[p].failed ? "failed" : "is not the device's");
+			pio |= s->paths[p].class == HWOFF_IMPL_ENGINE_PIO;
+			dma |= s->paths[p].class == HWOFF_IMPL_ENGINE_DMA;
+		}
+		ck_assert_msg(pio && dma, "%s %s: the device's PIO and DMA paths not both measured",
+			      s->alg->name, hwoff_direction_name(s->direction));
+	}
+	t = cal_table(&refused, both, err, sizeof(err), &left_out);
+	ck_assert_msg(t && left_out == 0, "%s", err);
+	for (unsigned int p = 0; p < t->path_count; p++)
+		ck_assert_msg(t->paths[p].software || !strncmp(t->paths[p].name, "dev.", 4),
+			      "the table names %s", t->paths[p].name);
+	hwoff_table_free(t);
+	cal_run_free(&refused);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *suite = suite_create("calibrate");
@@ -625,6 +691,10 @@ int main(void)
 	tcase_add_test(tc, test_measured_through_the_provider);
 	tcase_add_test(tc, test_verification);
 	tcase_add_test(tc, test_verification_revisits_deciding_sizes);
+	suite_add_tcase(suite, tc);
+	tc = tcase_create("AF_ALG refused");
+	tcase_set_timeout(tc, 120);
+	tcase_add_test(tc, test_af_alg_refused_measures_the_device);
 	suite_add_tcase(suite, tc);
 	return test_run_suite(suite);
 }

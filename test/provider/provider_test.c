@@ -12,17 +12,10 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <glob.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/syscall.h>
 #include <unistd.h>
-
-#include <linux/filter.h>
-#include <linux/seccomp.h>
 
 #include <openssl/core_names.h>
 #include <openssl/err.h>
@@ -1257,24 +1250,82 @@ static void info_routes_device(void)
 }
 
 /*
+ * Where AF_ALG is refused, a table file (as a calibration there writes one, or one from before
+ * the kernel closed AF_ALG): its paths of the engine's own device serve the sizes it gives them,
+ * its AF_ALG path's sizes are software's, the route with fallback off and no fallback counted,
+ * and a warning names the path.
+ */
+static void table_where_af_alg_is_refused(struct buffers *b)
+{
+	const struct hwoff_alg *cbc = hwoff_alg_by_name("AES-128-CBC");
+	const struct hwoff_alg *sha = hwoff_alg_by_name("SHA2-256");
+	char pio[HWOFF_NAME_MAX], dma[HWOFF_NAME_MAX], afalg[HWOFF_NAME_MAX], err[256];
+	unsigned char key[16] = { 3 }, iv[16] = { 5 }, md[64];
+	struct hwoff_table *t = hwoff_table_new();
+	EVP_CIPHER *hw_c, *ref_c;
+	EVP_MD *hw_md;
+	struct env e;
+
+	snprintf(pio, sizeof(pio), "%s", engine_driver(cbc->kernel_name, HWOFF_IMPL_ENGINE_PIO));
+	snprintf(dma, sizeof(dma), "%s", engine_driver(cbc->kernel_name, HWOFF_IMPL_ENGINE_DMA));
+	snprintf(afalg, sizeof(afalg), "%s", engine_driver(sha->kernel_name, HWOFF_IMPL_ENGINE_DMA));
+	ck_assert_msg(!strncmp(pio, "dev.", 4) && !strncmp(dma, "dev.", 4) &&
+			      strncmp(afalg, "dev.", 4),
+		      "%s, %s, %s", pio, dma, afalg);
+	for (int obj = 0; obj < HWOFF_OBJECTIVE_COUNT; obj++) {
+		const struct hwoff_range_spec aes[] = { { 0, HWOFF_SOFTWARE },
+							{ 1024, pio },
+							{ 8192, dma } };
+		const struct hwoff_range_spec digest[] = { { 0, HWOFF_SOFTWARE }, { 1024, afalg } };
+
+		ck_assert_msg(t && !hwoff_table_set(t, cbc, HWOFF_ENCRYPT, obj, aes, 3, err,
+						    sizeof(err)) &&
+				      !hwoff_table_set(t, sha, HWOFF_DIGEST, obj, digest, 2, err,
+						       sizeof(err)),
+			      "%s", err);
+	}
+	load_with_table(&e, t, "table_where_af_alg_is_refused");
+	ck_assert_msg(strstr(provider_param(&e, "hwoffload-table"), "/tmp/hwoffload-table-"),
+		      "table: %s", provider_param(&e, "hwoffload-table"));
+	ck_assert_msg(strstr(provider_param(&e, "hwoffload-table-warnings"), afalg) &&
+			      strstr(provider_param(&e, "hwoffload-table-warnings"),
+				     "reached through AF_ALG, unusable here"),
+		      "warnings: %s", provider_param(&e, "hwoffload-table-warnings"));
+	hw_c = EVP_CIPHER_fetch(e.libctx, cbc->name, "provider=hwoffload");
+	ref_c = EVP_CIPHER_fetch(e.libctx, cbc->name, "provider=default");
+	hw_md = EVP_MD_fetch(e.libctx, sha->name, "provider=hwoffload");
+	memset(b->in, 0xa5, 65536);
+	for (size_t len = 2048; len <= 65536; len *= 32) {
+		size_t ref_len = len;
+
+		ck_assert_msg(one_request(NULL, hw_c, key, iv, b, len), "%zu B", len);
+		cipher_run(ref_c, 1, 0, key, iv, b->in, len, &ref_len, 1, b->ref);
+		ck_assert_bytes_eq(cbc->name, b->out, b->ref, len);
+	}
+	ck_assert_msg(path_counter(&e, pio, "requests") == 1 &&
+			      path_counter(&e, dma, "requests") > 0,
+		      "%s", provider_param(&e, "hwoffload-statistics"));
+	ck_assert(one_request(hw_md, NULL, key, iv, b, 65536));
+	ck_assert(EVP_Digest(b->in, 65536, md, NULL, EVP_sha256(), NULL));
+	ck_assert_bytes_eq(sha->name, b->out, md, sha->digest_bytes);
+	ck_assert_int_eq(path_counter(&e, afalg, "requests"), 0);
+	ck_assert_int_eq(path_counter(&e, "software", "fallbacks"), 0);
+	EVP_CIPHER_free(hw_c);
+	EVP_CIPHER_free(ref_c);
+	EVP_MD_free(hw_md);
+	unload(&e);
+}
+
+/*
  * A process refused AF_ALG by a seccomp filter (as sandboxed services are, and as Linux 7.2
  * refuses off-CPU drivers) while the kernel has it and lists the engine: the reason names the
  * refusal, not a kernel option; the engine's own device (/dev/hwoffload0) still serves the
  * ciphers, mode auto serves the rest in software as its route, with no fallback (so
- * fallback=no does not fail). The filter stays with Check's forked test process.
+ * fallback=no does not fail), by the built-in table and by a table file. The filter stays with
+ * Check's forked test process.
  */
 START_TEST(af_alg_refused)
 {
-	const int refusal = _i ? EPERM : EAFNOSUPPORT;
-	struct sock_filter filter[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, __NR_socket, 0, 3),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, args[0])),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, AF_ALG, 0, 1),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ERRNO | (unsigned int)refusal),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW),
-	};
-	struct sock_fprog prog = { .len = sizeof(filter) / sizeof(filter[0]), .filter = filter };
 	const char *settings[] = { "HWOFFLOAD_MODE=auto", "HWOFFLOAD_FALLBACK=no", NULL };
 	const char *reason;
 	struct buffers b;
@@ -1282,9 +1333,7 @@ START_TEST(af_alg_refused)
 	size_t len = 65536;
 
 	ck_assert_ptr_nonnull(engine_driver("cbc(aes)", HWOFF_IMPL_ENGINE_DMA));
-	ck_assert_int_eq(prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0), 0);
-	ck_assert_int_eq(prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog), 0);
-	ck_assert_int_lt(socket(AF_ALG, SOCK_SEQPACKET, 0), 0);
+	test_refuse_af_alg(_i ? EPERM : EAFNOSUPPORT);
 
 	buffers_alloc(&b);
 	memset(b.in, 0x5a, len);
@@ -1343,6 +1392,7 @@ START_TEST(af_alg_refused)
 			      (int)strcspn(line, "\n"), line);
 	ck_assert_int_eq(path_counter(&e, "software", "fallbacks"), 0);
 	unload(&e);
+	table_where_af_alg_is_refused(&b);
 	buffers_free(&b);
 	info_routes_device();
 }
