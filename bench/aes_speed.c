@@ -1,24 +1,32 @@
 // SPDX-License-Identifier: Apache-2.0
 /*
- * AES-128-CBC encryption speed through AF_ALG (libkcapi), by kernel driver name, printed as
- * tables. A benchmark, not a test: it asserts nothing about speed. bench/aes-speed runs it in
- * guests, one per engine profile.
+ * AES-128-CBC encryption speed by kernel driver name, printed as tables: through AF_ALG
+ * (libkcapi), or, for a path of the engine's own device ("dev.hwoffload0.cbc-aes-hwoffload-dma",
+ * named as discovery names them: backend/device.c), through /dev/hwoffload0 by the backend's
+ * transport (backend/transport.h), so that both sit in one boot and one table. A benchmark, not
+ * a test: it asserts nothing about speed. bench/aes-speed runs it in guests, one per engine
+ * profile.
  *
  *   aes_speed [-t SECONDS] [-r ROUNDS] [-s SIZES] table DRIVER...
  *	operations per second for each request size and driver, as tcrypt counts them (the
- *	omap-aes table of 2013), then the CPU time they cost. One synchronous request after
- *	another for SECONDS per cell; every round runs each size and driver once (interleaved,
- *	so that a noisy machine spreads over all of them) and each figure is the median of ROUNDS.
- *   aes_speed [-t SECONDS] [-r ROUNDS] [-s SIZES] [-n THREADS] chain DRIVER
- *	the driver's DMA chaining on and off (debugfs "chain"): THREADS threads, each with its own
- *	socket, keep that many requests in flight; with interrupts per request and requests per
- *	completion pass from the driver's statistics.
+ *	omap-aes table of 2013), then the CPU time they cost. One synchronous operation after
+ *	another for SECONDS per cell, each from the same IV (AF_ALG sends it with each operation,
+ *	the device sets it in the operation's first request); every round runs each size and
+ *	driver once (interleaved, so that a noisy machine spreads over all of them) and each
+ *	figure is the median of ROUNDS. A device operation is one SUBMIT that waits: one request,
+ *	or on PIO one request per FIFO (4 KiB) in one batch.
+ *   aes_speed [-t SECONDS] [-r ROUNDS] [-s SIZES] [-n THREADS] chain DRIVER...
+ *	each driver's DMA chaining on and off (debugfs "chain"): THREADS threads, each with its
+ *	own socket or device session, keep that many requests in flight; with interrupts per
+ *	request and requests per completion pass from the driver's statistics. The drivers take
+ *	turns cell by cell, one at a time.
  *
  * "noise" is the best round over the worst: how much the machine disturbed a cell.
  *
- * CPU time: "caller" is getrusage() of this process (user + sys), what the application pays.
- * DMA completes in the interrupt thread, and PIO copies and polls in the crypto_engine kernel
- * thread when it does not run in the caller (synchronous PIO), on nobody's account, so "system"
+ * CPU time: "caller" is getrusage() of this process (user + sys), what the application pays:
+ * for the device, its SUBMIT too (pinning, mapping, PIO's copies and polling). DMA completes in
+ * the interrupt thread, and PIO copies and polls in the crypto_engine kernel thread when it
+ * does not run in the caller (synchronous PIO), on nobody's account, so "system"
  * is all busy time of /proc/stat: what the machine pays, in % of one CPU. A TCG guest has no
  * steal time: while the host is busy elsewhere, a vCPU's wait for a host core counts as the
  * time of whatever the guest was running.
@@ -44,6 +52,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend/transport.h"
 #include "bench/benchutil.h"
 
 #define KEY_LEN	    16
@@ -69,29 +78,61 @@ static void set_chain(bool on)
 /* libkcapi 1.4.0 re-sends the IV with each piece of this size of a one-shot call. */
 #define KCAPI_ONE_SHOT_MAX 65536
 
-/* A handle on @driver with the key set, or NULL when the kernel has no such driver. */
-static struct kcapi_handle *open_driver(const char *driver)
-{
-	struct kcapi_handle *handle;
+/*
+ * A driver with the key set, as it is reached: an AF_ALG socket by libkcapi, or a session of
+ * the engine's device by the backend's transport (the driver names a path of the device).
+ */
+struct cipher {
+	struct kcapi_handle *kcapi;
+	struct hwoff_skcipher *device;
+};
 
-	if (kcapi_cipher_init(&handle, driver, 0))
-		return NULL;
-	if (kcapi_cipher_setkey(handle, key, KEY_LEN))
-		die("%s: cannot set the key", driver);
-	return handle;
+static bool is_device(const char *driver)
+{
+	return hwoff_transport_of(driver) == &hwoff_transport_device;
 }
 
-static void encrypt(struct kcapi_handle *handle, const uint8_t *in, uint8_t *out, size_t len)
+/* @driver opened into @c; false, with the driver and the reason in @why, when it is not there. */
+static bool open_cipher(struct cipher *c, const char *driver, char *why, size_t why_len)
 {
-	ssize_t ret = kcapi_cipher_encrypt(handle, in, len, iv, out, len, KCAPI_ACCESS_HEURISTIC);
+	*c = (struct cipher){ NULL, NULL };
+	if (is_device(driver))
+		return !hwoff_skcipher_new(&c->device, hwoff_alg_by_name("AES-128-CBC"), driver,
+					   key, KEY_LEN, why, why_len);
+	if (kcapi_cipher_init(&c->kcapi, driver, 0)) {
+		snprintf(why, why_len, "%s: not available in this kernel", driver);
+		return false;
+	}
+	if (kcapi_cipher_setkey(c->kcapi, key, KEY_LEN))
+		die("%s: cannot set the key", driver);
+	return true;
+}
 
+static void close_cipher(struct cipher *c)
+{
+	if (c->device)
+		hwoff_skcipher_free(c->device);
+	else
+		kcapi_cipher_destroy(c->kcapi);
+}
+
+static void encrypt(struct cipher *c, const uint8_t *in, uint8_t *out, size_t len)
+{
+	ssize_t ret;
+
+	if (c->device) {
+		if (hwoff_skcipher_set_iv(c->device, iv, IV_LEN) ||
+		    hwoff_skcipher_crypt(c->device, true, in, out, len))
+			die("%s", hwoff_skcipher_error(c->device));
+		return;
+	}
+	ret = kcapi_cipher_encrypt(c->kcapi, in, len, iv, out, len, KCAPI_ACCESS_HEURISTIC);
 	if (ret != (ssize_t)len)
 		die("encryption of %zu bytes failed: %zd", len, ret);
 }
 
 /* A benchmark of wrong results would be worthless: check each driver once against OpenSSL. */
-static void check_driver(const char *driver, struct kcapi_handle *handle, const uint8_t *in,
-			 uint8_t *out)
+static void check_driver(const char *driver, struct cipher *c, const uint8_t *in, uint8_t *out)
 {
 	uint8_t *want = alloc_buffer();
 	EVP_CIPHER_CTX *ctx = EVP_CIPHER_CTX_new();
@@ -102,19 +143,22 @@ static void check_driver(const char *driver, struct kcapi_handle *handle, const 
 	    !EVP_EncryptUpdate(ctx, want, &len, in, (int)max_size))
 		die("OpenSSL's AES-128-CBC failed");
 	EVP_CIPHER_CTX_free(ctx);
-	encrypt(handle, in, out, max_size);
+	encrypt(c, in, out, max_size);
 	if (memcmp(out, want, max_size))
 		die("%s: wrong ciphertext for %zu bytes", driver, max_size);
 	free(want);
 }
 
-/* A column label: the driver name without the mode, "cbc-aes-X" -> X, "cbc(aes-X)" -> aes-X. */
+/*
+ * A column label: the driver name without the mode, "cbc-aes-X" -> X, "cbc(aes-X)" -> aes-X, and
+ * a path of the device without its node, "dev.NODE.cbc-aes-X" -> dev.X.
+ */
 static const char *label(const char *driver, char *buf, size_t size)
 {
 	const char *dash = strstr(driver, "-aes-"), *paren = strchr(driver, '(');
 
 	if (dash)
-		snprintf(buf, size, "%s", dash + 5);
+		snprintf(buf, size, "%s%s", is_device(driver) ? "dev." : "", dash + 5);
 	else if (paren)
 		snprintf(buf, size, "%.*s", (int)strcspn(paren + 1, ")"), paren + 1);
 	else
@@ -123,7 +167,7 @@ static const char *label(const char *driver, char *buf, size_t size)
 }
 
 struct encrypt_cell {
-	struct kcapi_handle **handles;
+	struct cipher *ciphers;
 	const uint8_t *in;
 	uint8_t *out;
 };
@@ -132,37 +176,39 @@ static void encrypt_cell(void *arg, unsigned int driver, size_t len)
 {
 	struct encrypt_cell *c = arg;
 
-	encrypt(c->handles[driver], c->in, c->out, len);
+	encrypt(&c->ciphers[driver], c->in, c->out, len);
 }
 
 static struct sample table_cells[MAX_SIZES][MAX_DRIVERS][MAX_ROUNDS];
 
 static void run_table(char **drivers, unsigned int ndrivers)
 {
-	struct kcapi_handle *handles[MAX_DRIVERS];
+	struct cipher ciphers[MAX_DRIVERS];
 	bool present[MAX_DRIVERS] = { false };
 	uint8_t *in = alloc_buffer(), *out = alloc_buffer();
-	struct encrypt_cell cell = { .handles = handles, .in = in, .out = out };
+	struct encrypt_cell cell = { .ciphers = ciphers, .in = in, .out = out };
+	char why[HWOFF_TRANSPORT_ERROR_MAX];
 	unsigned int d;
 
 	if (RAND_bytes(in, (int)max_size) != 1)
 		die("RAND_bytes failed");
 	for (d = 0; d < ndrivers; d++) {
-		handles[d] = open_driver(drivers[d]);
-		present[d] = handles[d] != NULL;
+		present[d] = open_cipher(&ciphers[d], drivers[d], why, sizeof(why));
 		if (present[d])
-			check_driver(drivers[d], handles[d], in, out);
+			check_driver(drivers[d], &ciphers[d], in, out);
 		else
-			printf("%s: not available in this kernel\n", drivers[d]);
+			printf("%s\n", why);
 	}
 	measure_cells(table_cells, present, ndrivers, encrypt_cell, &cell);
-	printf("AES-128-CBC encryption through AF_ALG, one request at a time; median of %u rounds "
-	       "of %.2g s per cell, cells interleaved\n",
+	printf("AES-128-CBC encryption through AF_ALG (dev.*: through the engine's own device), "
+	       "one operation at a time; median of %u rounds of %.2g s per cell, cells "
+	       "interleaved\n",
 	       rounds, cell_seconds);
 	print_table("operations per second", drivers, ndrivers, table_cells, present, median,
 		    offsetof(struct sample, ops_per_s), label);
 	print_table("noise: operations per second, the best round over the worst", drivers,
-		    ndrivers, table_cells, present, spread, offsetof(struct sample, ops_per_s), label);
+		    ndrivers, table_cells, present, spread, offsetof(struct sample, ops_per_s),
+		    label);
 	print_table("caller CPU (getrusage user+sys of this process), ns per byte", drivers,
 		    ndrivers, table_cells, present, median,
 		    offsetof(struct sample, caller_ns_per_byte), label);
@@ -174,14 +220,14 @@ static void run_table(char **drivers, unsigned int ndrivers)
 		    offsetof(struct sample, system_pct), label);
 	for (d = 0; d < ndrivers; d++)
 		if (present[d])
-			kcapi_cipher_destroy(handles[d]);
+			close_cipher(&ciphers[d]);
 	free(in);
 	free(out);
 }
 
-/* Chain mode: one thread per request in flight, each on its own socket. */
+/* Chain mode: one thread per request in flight, each on its own socket or device session. */
 struct worker {
-	struct kcapi_handle *handle;
+	struct cipher cipher;
 	uint8_t *in;
 	uint8_t *out;
 	size_t len;
@@ -198,13 +244,16 @@ static void *worker_main(void *arg)
 
 	pthread_barrier_wait(&start_line);
 	while (atomic_load_explicit(&running, memory_order_relaxed)) {
-		encrypt(w->handle, w->in, w->out, w->len);
+		encrypt(&w->cipher, w->in, w->out, w->len);
 		w->ops++;
 	}
 	return NULL;
 }
 
-/* The driver's counters a chain cell reports, as differences over the cell. */
+/*
+ * The driver's counters a chain cell reports, as differences over the cell. The device's DMA
+ * requests have a counter of their own; interrupts and completion passes count every request.
+ */
 enum { DMA_REQUESTS, DMA_INTERRUPTS, DMA_CHAINS, DMA_CHAINED_REQUESTS, CHAIN_STATS };
 static const char *const chain_stats[CHAIN_STATS] = {
 	[DMA_REQUESTS] = "dma_requests",
@@ -212,6 +261,13 @@ static const char *const chain_stats[CHAIN_STATS] = {
 	[DMA_CHAINS] = "dma_chains",
 	[DMA_CHAINED_REQUESTS] = "dma_chained_requests",
 };
+
+static const char *chain_stat(const char *driver, unsigned int stat)
+{
+	if (stat == DMA_REQUESTS && is_device(driver))
+		return "device_dma_requests";
+	return chain_stats[stat];
+}
 
 struct chain_sample {
 	struct sample speed;
@@ -224,7 +280,7 @@ static double ratio(long long a, long long b)
 	return b ? (double)a / b : 0;
 }
 
-static struct chain_sample chain_cell(struct worker *workers, size_t len)
+static struct chain_sample chain_cell(const char *driver, struct worker *workers, size_t len)
 {
 	long long before[CHAIN_STATS], delta[CHAIN_STATS];
 	struct usage start, end;
@@ -232,7 +288,7 @@ static struct chain_sample chain_cell(struct worker *workers, size_t len)
 	unsigned int i;
 
 	for (i = 0; i < CHAIN_STATS; i++)
-		before[i] = stat_value(chain_stats[i]);
+		before[i] = stat_value(chain_stat(driver, i));
 	atomic_store(&running, true);
 	for (i = 0; i < threads; i++) {
 		workers[i].len = len;
@@ -251,7 +307,7 @@ static struct chain_sample chain_cell(struct worker *workers, size_t len)
 	}
 	usage_now(&end);
 	for (i = 0; i < CHAIN_STATS; i++)
-		delta[i] = stat_value(chain_stats[i]) - before[i];
+		delta[i] = stat_value(chain_stat(driver, i)) - before[i];
 	return (struct chain_sample){
 		.speed = sample_of(ops, len, &start, &end),
 		.irqs_per_request = ratio(delta[DMA_INTERRUPTS], delta[DMA_REQUESTS]),
@@ -263,70 +319,100 @@ static struct chain_sample chain_cell(struct worker *workers, size_t len)
 #define CHAIN_FIGURE(figure, c, member) \
 	figure(c, sizeof(*(c)), offsetof(struct chain_sample, member))
 
-static struct chain_sample chain_cells[MAX_SIZES][2][MAX_ROUNDS];
+static struct chain_sample chain_cells[MAX_SIZES][MAX_DRIVERS][2][MAX_ROUNDS];
+static struct worker workers[MAX_DRIVERS][MAX_THREADS];
 
-static void run_chain(const char *driver)
+static void open_workers(const char *driver, struct worker *w)
 {
-	struct worker workers[MAX_THREADS];
-	long long max_start, max_off = -1;
-	unsigned int r, s, i, on;
+	char why[HWOFF_TRANSPORT_ERROR_MAX];
+	unsigned int i;
 
 	for (i = 0; i < threads; i++) {
-		workers[i].handle = open_driver(driver);
-		if (!workers[i].handle)
-			die("%s: not available in this kernel", driver);
-		workers[i].in = alloc_buffer();
-		workers[i].out = alloc_buffer();
-		if (RAND_bytes(workers[i].in, (int)max_size) != 1)
+		if (!open_cipher(&w[i].cipher, driver, why, sizeof(why)))
+			die("%s", why);
+		w[i].in = alloc_buffer();
+		w[i].out = alloc_buffer();
+		if (RAND_bytes(w[i].in, (int)max_size) != 1)
 			die("RAND_bytes failed");
 	}
-	check_driver(driver, workers[0].handle, workers[0].in, workers[0].out);
+	check_driver(driver, &w[0].cipher, w[0].in, w[0].out);
+}
+
+static void print_chain(char **drivers, unsigned int ndrivers)
+{
+	unsigned int s, d, on;
+	char buf[64];
+
+	printf("%8s %17s %5s %8s %6s %7s %9s %9s %8s %8s %8s\n", "bytes", "driver", "chain",
+	       "ops/s", "noise", "MB/s", "irqs/req", "reqs/pass", "ns/B", "caller%", "system%");
+	for (s = 0; s < nsizes; s++) {
+		for (d = 0; d < ndrivers; d++) {
+			for (on = 2; on-- > 0;) { /* on, then off */
+				const struct chain_sample *c = chain_cells[s][d][on];
+				double ops = CHAIN_FIGURE(median, c, speed.ops_per_s);
+
+				printf("%8zu %17s %5s %8.0f %6.2f %7.1f %9.2f %9.2f %8.2f %8.0f "
+				       "%8.0f\n",
+				       sizes[s], label(drivers[d], buf, sizeof(buf)),
+				       on ? "on" : "off", ops,
+				       CHAIN_FIGURE(spread, c, speed.ops_per_s),
+				       ops * sizes[s] / 1e6,
+				       CHAIN_FIGURE(median, c, irqs_per_request),
+				       CHAIN_FIGURE(median, c, requests_per_pass),
+				       CHAIN_FIGURE(median, c, speed.caller_ns_per_byte),
+				       CHAIN_FIGURE(median, c, speed.caller_pct),
+				       CHAIN_FIGURE(median, c, speed.system_pct));
+			}
+		}
+	}
+}
+
+static void run_chain(char **drivers, unsigned int ndrivers)
+{
+	long long max_start, max_off = -1;
+	unsigned int r, s, i, j, d, on;
+
+	for (d = 0; d < ndrivers; d++)
+		open_workers(drivers[d], workers[d]);
 	if (pthread_barrier_init(&start_line, NULL, threads + 1))
 		die("cannot make a barrier");
 	max_start = stat_value("dma_chain_max");
 	/*
-	 * Off first in even rounds, on first in odd ones. dma_chain_max only grows, so it says
-	 * what chaining off does only before the first "on" cell.
+	 * Off first in even rounds, on first in odd ones; the drivers take turns within each
+	 * size, starting with another each round. dma_chain_max only grows, so it says what
+	 * chaining off does only before the first "on" cell.
 	 */
 	for (r = 0; r < rounds; r++) {
 		for (i = 0; i < 2; i++) {
 			on = (i + r) % 2;
 			set_chain(on);
-			for (s = 0; s < nsizes; s++)
-				chain_cells[s][on][r] = chain_cell(workers, sizes[s]);
+			for (s = 0; s < nsizes; s++) {
+				for (j = 0; j < ndrivers; j++) {
+					d = (j + r) % ndrivers;
+					chain_cells[s][d][on][r] =
+						chain_cell(drivers[d], workers[d], sizes[s]);
+				}
+			}
 			if (max_off < 0 && !on)
 				max_off = stat_value("dma_chain_max");
 		}
 	}
 	set_chain(true);
 
-	printf("DMA chaining on and off: %s, AES-128-CBC encryption, %u threads each with its own "
-	       "socket; median of %u rounds of %.2g s per cell, cells interleaved\n\n",
-	       driver, threads, rounds, cell_seconds);
-	printf("%8s %5s %8s %6s %7s %9s %9s %8s %8s %8s\n", "bytes", "chain", "ops/s", "noise",
-	       "MB/s", "irqs/req", "reqs/pass", "ns/B", "caller%", "system%");
-	for (s = 0; s < nsizes; s++) {
-		for (on = 2; on-- > 0;) { /* on, then off */
-			const struct chain_sample *c = chain_cells[s][on];
-			double ops = CHAIN_FIGURE(median, c, speed.ops_per_s);
-
-			printf("%8zu %5s %8.0f %6.2f %7.1f %9.2f %9.2f %8.2f %8.0f %8.0f\n",
-			       sizes[s], on ? "on" : "off", ops,
-			       CHAIN_FIGURE(spread, c, speed.ops_per_s), ops * sizes[s] / 1e6,
-			       CHAIN_FIGURE(median, c, irqs_per_request),
-			       CHAIN_FIGURE(median, c, requests_per_pass),
-			       CHAIN_FIGURE(median, c, speed.caller_ns_per_byte),
-			       CHAIN_FIGURE(median, c, speed.caller_pct),
-			       CHAIN_FIGURE(median, c, speed.system_pct));
-		}
-	}
+	printf("DMA chaining on and off: AES-128-CBC encryption, %u threads each with its own "
+	       "socket (dev.*: device session); median of %u rounds of %.2g s per cell, cells "
+	       "interleaved\n\n",
+	       threads, rounds, cell_seconds);
+	print_chain(drivers, ndrivers);
 	printf("dma_chain_max (the most requests one completion pass finished): %lld before, "
 	       "%lld after the first chain-off cells, %lld at the end\n",
 	       max_start, max_off, stat_value("dma_chain_max"));
-	for (i = 0; i < threads; i++) {
-		kcapi_cipher_destroy(workers[i].handle);
-		free(workers[i].in);
-		free(workers[i].out);
+	for (d = 0; d < ndrivers; d++) {
+		for (i = 0; i < threads; i++) {
+			close_cipher(&workers[d][i].cipher);
+			free(workers[d][i].in);
+			free(workers[d][i].out);
+		}
 	}
 	pthread_barrier_destroy(&start_line);
 }
@@ -334,7 +420,8 @@ static void run_chain(const char *driver)
 static void usage(void)
 {
 	fputs("usage: aes_speed [-t SECONDS] [-r ROUNDS] [-s SIZE,...] table DRIVER...\n"
-	      "       aes_speed [-t SECONDS] [-r ROUNDS] [-s SIZE,...] [-n THREADS] chain DRIVER\n",
+	      "       aes_speed [-t SECONDS] [-r ROUNDS] [-s SIZE,...] [-n THREADS] "
+	      "chain DRIVER...\n",
 	      stderr);
 	exit(2);
 }
@@ -360,10 +447,12 @@ int main(int argc, char **argv)
 		    "bench/request-cost measures larger requests",
 		    KCAPI_ONE_SHOT_MAX);
 	setvbuf(stdout, NULL, _IOLBF, 0);
-	if (!strcmp(argv[optind], "table") && argc - optind - 1 <= MAX_DRIVERS)
+	if (argc - optind - 1 > MAX_DRIVERS)
+		die("at most %d drivers", MAX_DRIVERS);
+	if (!strcmp(argv[optind], "table"))
 		run_table(argv + optind + 1, argc - optind - 1);
-	else if (!strcmp(argv[optind], "chain") && optind + 2 == argc)
-		run_chain(argv[optind + 1]);
+	else if (!strcmp(argv[optind], "chain"))
+		run_chain(argv + optind + 1, argc - optind - 1);
 	else
 		usage();
 	return 0;
