@@ -11,9 +11,10 @@
  * finishes them (unmapped, the device put back); the pages are unpinned in process context,
  * when the completion is read or the session closed. Each session has a context record of its
  * own in the device's coherent memory, which every DMA request of the session loads: the
- * engine writes a request's output IV back into it before it loads the next, so a stream's
- * requests chain on the ring without the CPU between them. The CPU writes the record only while
- * none of the session's requests is on the ring.
+ * engine writes a request's output IV, or a hash's length and state, back into it before it
+ * loads the next, so a stream's requests chain on the ring without the CPU between them. The CPU
+ * writes the record only while none of the session's requests is on the ring: a request that
+ * needs another record (the other direction, a hash's FINAL, the message after it) waits.
  *
  * Lifetime: a session holds its engine's generation and a runtime PM reference
  * (hwoffload_tfm_attach, as a transform does) and its owner's mm; each call and each request in
@@ -21,6 +22,7 @@
  * fails with ENODEV. Nothing but the generation is kept of the device between calls: the fds
  * outlive it.
  */
+#include <crypto/hash.h>
 #include <linux/anon_inodes.h>
 #include <linux/dma-mapping.h>
 #include <linux/file.h>
@@ -51,6 +53,13 @@ static const u32 hwoffload_device_modes[] = {
 	[HWO_ALG_AES_CTR] = HWE_MODE_CTR,
 };
 
+/* The hash rows (hwoffload_hash_info_of()), by enum hwo_alg: the engine has them with HASH. */
+static const u32 hwoffload_device_hashes[] = {
+	[HWO_ALG_MD5] = HWE_HASH_MD5,	    [HWO_ALG_SHA1] = HWE_HASH_SHA1,
+	[HWO_ALG_SHA224] = HWE_HASH_SHA224, [HWO_ALG_SHA256] = HWE_HASH_SHA256,
+	[HWO_ALG_SHA384] = HWE_HASH_SHA384, [HWO_ALG_SHA512] = HWE_HASH_SHA512,
+};
+
 static const struct hwoffload_device_row {
 	enum hwoffload_alg_id alg;
 	u32 hw_mode;
@@ -73,16 +82,20 @@ struct hwoffload_session {
 	struct mm_struct *mm;		/* the owner's (mmgrab): pinned_vm, and who may call */
 	unsigned int id;		/* its record: hw->session_records[id] */
 	u32 hwo_alg;
-	const struct hwoffload_device_row *row;
-	bool stream;			/* its requests chain: CBC, CTR */
+	const struct hwoffload_device_row *row;		/* AES sessions */
+	const struct hwoffload_hash_info *hash;		/* hash sessions */
+	bool stream;			/* its requests chain: CBC, CTR, the hashes */
 	enum hwoffload_path path;
 	unsigned int keylen;
 	u8 key[AES_MAX_KEY_SIZE];
 	/* the stream while none of its requests is on the ring */
 	u8 iv[AES_BLOCK_SIZE];
 	u32 ctr_offset;
-	bool state_lost;		/* a request failed: the next must set its IV */
-	bool decrypt;			/* the record's direction */
+	struct hwo_hash_state hash_state;	/* a hash's message */
+	u8 hash_initial[HWE_HASH_STATE_SIZE];	/* its chaining words before any data */
+	bool state_lost;		/* a request failed: the next must set its IV or state */
+	u32 record_op;			/* the op the record is written for */
+	bool record_sealed;		/* its last request is a FINAL or hands its state out */
 	struct mutex lock;		/* one SUBMIT or state call at a time */
 	u8 *pio_buf;			/* HWE_FIFO_DEPTH bytes, under @lock */
 	/* under done_lock, taken with bottom halves off (the DMA finish runs there) */
@@ -102,6 +115,11 @@ struct hwoffload_device_req {
 	bool finished;
 	bool waited;			/* SUBMIT with WAIT hands it back, read() never sees it */
 	u32 len;
+	u32 op;
+	/* a hash's digest or state, for the caller's dst when the completion is read */
+	u64 out_to;
+	u32 out_len;
+	u8 out[sizeof(struct hwo_hash_state)];
 	struct hwo_completion comp;
 	struct hwoffload_req_times times;
 	/* DMA: the pinned pages, source then destination (none when in place) */
@@ -118,7 +136,7 @@ static struct hwoffload_dev *hwoffload_device_of(struct miscdevice *misc)
 	return container_of(misc, struct hwoffload_dev, misc);
 }
 
-static u32 hwoffload_device_algorithms(void)
+static u32 hwoffload_device_algorithms(struct hwoffload_dev *hw)
 {
 	u32 algs = 0;
 	unsigned int i;
@@ -126,7 +144,17 @@ static u32 hwoffload_device_algorithms(void)
 	for (i = 0; i < ARRAY_SIZE(hwoffload_device_modes); i++)
 		if (hwoffload_device_modes[i])
 			algs |= 1u << i;
+	for (i = 0; (hw->caps & HWE_CAP_HASH) && i < ARRAY_SIZE(hwoffload_device_hashes); i++)
+		if (hwoffload_device_hashes[i])
+			algs |= 1u << i;
 	return algs;
+}
+
+/* A hash message not started: length 0, the initial chaining words. */
+static void hwoffload_device_hash_restart(struct hwoffload_session *s)
+{
+	s->hash_state = (struct hwo_hash_state){ 0 };
+	memcpy(s->hash_state.state, s->hash_initial, sizeof(s->hash_state.state));
 }
 
 /*
@@ -189,11 +217,14 @@ static void hwoffload_device_req_done_locked(struct hwoffload_session *s,
 /* Undo the mapping of a request's pages (hwoffload_device_pin()); they stay pinned. */
 static void hwoffload_device_unmap(struct hwoffload_dev *hw, struct hwoffload_device_req *r)
 {
+	if (!r->len)
+		return;		/* a hash's empty FINAL: nothing mapped */
 	if (r->in_place) {
 		dma_unmap_sgtable(hw->dev, &r->src_sgt, DMA_BIDIRECTIONAL, 0);
 	} else {
 		dma_unmap_sgtable(hw->dev, &r->src_sgt, DMA_TO_DEVICE, 0);
-		dma_unmap_sgtable(hw->dev, &r->dst_sgt, DMA_FROM_DEVICE, 0);
+		if (r->dst_pages)
+			dma_unmap_sgtable(hw->dev, &r->dst_sgt, DMA_FROM_DEVICE, 0);
 	}
 	sg_free_table(&r->src_sgt);
 	sg_free_table(&r->dst_sgt);
@@ -202,6 +233,35 @@ static void hwoffload_device_unmap(struct hwoffload_dev *hw, struct hwoffload_de
 static void hwoffload_device_collect(struct hwoffload_dev *hw, struct hwoffload_dma_req *dreq,
 				     struct hwoffload_slot *slot)
 {
+}
+
+/* The last of an AES session's requests on the ring: the stream runs on from its record. */
+static void hwoffload_device_aes_done(struct hwoffload_session *s, const struct hwe_aes_ctx *rec)
+{
+	memcpy(s->iv, rec->iv, sizeof(s->iv));
+	s->ctr_offset = le32_to_cpu(rec->ctr_offset);
+}
+
+/*
+ * The last of a hash session's requests on the ring, @r, succeeded: a FINAL's digest, or the
+ * state an UPDATE hands out, for its caller (a request that seals the record is the last on the
+ * ring: hwoffload_device_record_busy()); the message runs on, or the next one starts.
+ */
+static void hwoffload_device_hash_done(struct hwoffload_session *s, struct hwoffload_device_req *r,
+				       const struct hwe_hash_ctx *rec)
+{
+	struct hwo_hash_state *out = (struct hwo_hash_state *)r->out;
+
+	if (r->op == HWO_OP_FINAL) {
+		memcpy(r->out, rec->state, r->out_len);
+		hwoffload_device_hash_restart(s);
+		return;
+	}
+	s->hash_state.len_lo = le64_to_cpu(rec->len_lo);
+	s->hash_state.len_hi = le64_to_cpu(rec->len_hi);
+	memcpy(s->hash_state.state, rec->state, sizeof(s->hash_state.state));
+	if (r->out_len)
+		*out = s->hash_state;
 }
 
 /*
@@ -213,7 +273,7 @@ static void hwoffload_device_finish(struct hwoffload_dev *hw, struct hwoffload_d
 {
 	struct hwoffload_device_req *r = container_of(dreq, struct hwoffload_device_req, dma);
 	struct hwoffload_session *s = r->s;
-	struct hwe_aes_ctx *rec = &hw->session_records[s->id].ctx;
+	struct hwoffload_slot *rec = &hw->session_records[s->id];
 	int err = dreq->err;
 
 	hwoffload_device_unmap(hw, r);
@@ -232,12 +292,12 @@ static void hwoffload_device_finish(struct hwoffload_dev *hw, struct hwoffload_d
 		hwoffload_stat_add(hw, HWOFFLOAD_STAT_DEVICE_DMA_BYTES, r->len);
 	}
 	if (!--s->on_ring) {
-		if (s->ring_failed) {
+		if (s->ring_failed)
 			s->state_lost = true;
-		} else {
-			memcpy(s->iv, rec->iv, sizeof(s->iv));
-			s->ctr_offset = le32_to_cpu(rec->ctr_offset);
-		}
+		else if (s->hash)
+			hwoffload_device_hash_done(s, r, &rec->hash);
+		else
+			hwoffload_device_aes_done(s, &rec->ctx);
 		s->ring_failed = false;
 	}
 	hwoffload_device_req_done_locked(s, r);
@@ -249,6 +309,18 @@ static const struct hwoffload_dma_ops hwoffload_device_dma_ops = {
 	.collect = hwoffload_device_collect,
 	.finish = hwoffload_device_finish,
 };
+
+/* A hash request's context: the message's length and state, FINAL for a FINAL request. */
+static void hwoffload_device_fill_hash(struct hwoffload_session *s, const struct hwo_request *ureq,
+				       struct hwe_hash_ctx *ctx)
+{
+	ctx->cfg = cpu_to_le32(HWE_CFG(HWE_UNIT_HASH, s->hash->hw_alg, 0, 0) |
+			       (ureq->op == HWO_OP_FINAL ? HWE_HASH_FINAL : 0));
+	memset(ctx->reserved, 0, sizeof(ctx->reserved));
+	ctx->len_lo = cpu_to_le64(s->hash_state.len_lo);
+	ctx->len_hi = cpu_to_le64(s->hash_state.len_hi);
+	memcpy(ctx->state, s->hash_state.state, sizeof(ctx->state));
+}
 
 /*
  * The context record a request starts from, for the PIO registers or the session's record: the
@@ -287,12 +359,12 @@ static void hwoffload_device_quiesce(struct hwoffload_session *s)
 }
 
 /*
- * By PIO, in the call: the source copied in (a fault there refuses the request), one FIFO load,
- * the output copied out (a fault there is the completion's status, and leaves the stream as it
- * was); the stream runs on from the IV and offset the engine writes back.
+ * An AES request by PIO: one FIFO load of the session's buffer, the output copied out (a fault
+ * there is the completion's status, and leaves the stream as it was); the stream runs on from
+ * the IV and offset the engine writes back.
  */
-static int hwoffload_device_pio(struct hwoffload_dev *hw, struct hwoffload_session *s,
-				const struct hwo_request *ureq, struct hwoffload_device_req *r)
+static int hwoffload_device_pio_aes(struct hwoffload_dev *hw, struct hwoffload_session *s,
+				    const struct hwo_request *ureq, struct hwoffload_device_req *r)
 {
 	u8 iv[AES_BLOCK_SIZE];
 	struct hwe_aes_ctx ctx;
@@ -300,9 +372,6 @@ static int hwoffload_device_pio(struct hwoffload_dev *hw, struct hwoffload_sessi
 	u32 ctr_offset;
 	int ret;
 
-	r->comp.path = HWO_PATH_PIO;
-	if (copy_from_user(s->pio_buf, u64_to_user_ptr(ureq->src), ureq->len))
-		return -EFAULT;
 	hwoffload_device_fill_ctx(s, ureq, &ctx);
 	ret = hwoffload_pio_load_aes(hw, &ctx);
 	memzero_explicit(&ctx, sizeof(ctx));
@@ -321,6 +390,57 @@ static int hwoffload_device_pio(struct hwoffload_dev *hw, struct hwoffload_sessi
 		s->ctr_offset = ctr_offset;
 		s->state_lost = false;
 	}
+	return ret;
+}
+
+/*
+ * A hash request by PIO (ENGINE.md section 11, PIO form): the message's length and state into
+ * the hash registers, one FIFO load, and what the engine writes back taken as a DMA request's
+ * record is; a failure leaves the message as it was.
+ */
+static int hwoffload_device_pio_hash(struct hwoffload_dev *hw, struct hwoffload_session *s,
+				     const struct hwo_request *ureq, struct hwoffload_device_req *r)
+{
+	struct hwe_hash_ctx ctx;
+	int ret;
+
+	hwoffload_device_fill_hash(s, ureq, &ctx);
+	ret = hwoffload_pio_take(hw, HWE_UNIT_HASH);
+	if (ret)
+		return ret;
+	hwoffload_write(hw, HWE_REG_HASH_CFG, le32_to_cpu(ctx.cfg));
+	hwoffload_write64(hw, HWE_REG_HASH_LEN_LO, s->hash_state.len_lo);
+	hwoffload_write64(hw, HWE_REG_HASH_LEN_HI, s->hash_state.len_hi);
+	memcpy(hw->regs + HWE_REG_HASH_STATE, ctx.state, HWE_HASH_STATE_SIZE);
+	memcpy(hw->regs + HWE_FIFO_IN, s->pio_buf, ureq->len);
+	ret = hwoffload_pio_run(hw, ureq->len, &r->times);
+	if (!ret) {
+		ctx.len_lo = cpu_to_le64(hwoffload_read64(hw, HWE_REG_HASH_LEN_LO));
+		ctx.len_hi = cpu_to_le64(hwoffload_read64(hw, HWE_REG_HASH_LEN_HI));
+		memcpy(ctx.state, hw->regs + HWE_REG_HASH_STATE, HWE_HASH_STATE_SIZE);
+	}
+	hwoffload_pio_release(hw);
+	if (!ret) {
+		hwoffload_device_hash_done(s, r, &ctx);
+		s->state_lost = false;
+	}
+	return ret;
+}
+
+/*
+ * By PIO, in the call: the source copied in first (a fault there refuses the request), so that
+ * no user copy runs while the FIFO is held.
+ */
+static int hwoffload_device_pio(struct hwoffload_dev *hw, struct hwoffload_session *s,
+				const struct hwo_request *ureq, struct hwoffload_device_req *r)
+{
+	int ret;
+
+	r->comp.path = HWO_PATH_PIO;
+	if (copy_from_user(s->pio_buf, u64_to_user_ptr(ureq->src), ureq->len))
+		return -EFAULT;
+	ret = s->hash ? hwoffload_device_pio_hash(hw, s, ureq, r)
+		      : hwoffload_device_pio_aes(hw, s, ureq, r);
 	memzero_explicit(s->pio_buf, ureq->len);
 	r->comp.status = ret;
 	r->comp.engine_ns = r->times.engine_ns;
@@ -381,9 +501,10 @@ static int hwoffload_device_pin(struct hwoffload_dev *hw, struct hwoffload_sessi
 	unsigned int n;
 	int ret;
 
-	r->in_place = ureq->src == ureq->dst;
+	/* a hash's dst is written when the completion is read, not by the engine */
+	r->in_place = !s->hash && ureq->src == ureq->dst;
 	r->src_pages = hwoffload_device_npages(ureq->src, ureq->len);
-	r->dst_pages = r->in_place ? 0 : hwoffload_device_npages(ureq->dst, ureq->len);
+	r->dst_pages = r->in_place || s->hash ? 0 : hwoffload_device_npages(ureq->dst, ureq->len);
 	n = r->src_pages + r->dst_pages;
 	/* the session's ceiling, taken now (read() gives back under the same lock) */
 	spin_lock_bh(&s->done_lock);
@@ -405,7 +526,7 @@ static int hwoffload_device_pin(struct hwoffload_dev *hw, struct hwoffload_sessi
 	ret = hwoffload_device_pin_range(ureq->src, ureq->len, r->in_place, r->pages, r->src_pages);
 	if (ret)
 		goto err_free;
-	if (!r->in_place) {
+	if (r->dst_pages) {
 		ret = hwoffload_device_pin_range(ureq->dst, ureq->len, true,
 						 r->pages + r->src_pages, r->dst_pages);
 		if (ret) {
@@ -419,7 +540,7 @@ static int hwoffload_device_pin(struct hwoffload_dev *hw, struct hwoffload_sessi
 				   r->in_place ? DMA_BIDIRECTIONAL : DMA_TO_DEVICE);
 	if (ret)
 		return ret;	/* pinned: the caller unpins */
-	if (!r->in_place) {
+	if (r->dst_pages) {
 		ret = hwoffload_device_sgt(hw, &r->dst_sgt, r->pages + r->src_pages, r->dst_pages,
 					   ureq->dst, ureq->len, DMA_FROM_DEVICE);
 		if (ret) {
@@ -441,29 +562,44 @@ err_uncharge:
 }
 
 /*
+ * Whether the record must be the CPU's before this request goes on the ring: it is written for
+ * another op (the direction, a hash's FINAL), or its last request seals it (a FINAL, or an
+ * UPDATE that hands its state out: either must be the last on the ring when it finishes).
+ */
+static bool hwoffload_device_record_busy(struct hwoffload_session *s,
+					 const struct hwo_request *ureq)
+{
+	return READ_ONCE(s->on_ring) && (ureq->op != s->record_op || s->record_sealed);
+}
+
+/*
  * By DMA: pinned and mapped in place, LOAD_CTX of the session's record, DATA descriptors on the
- * user's pages; published here, finished by the interrupt. The record is (re)written only with
- * none of the session's requests on the ring: the caller waited for that when the request sets
- * the IV or turns the direction.
+ * user's pages (none for a hash's empty FINAL); published here, finished by the interrupt. The
+ * record is (re)written only with none of the session's requests on the ring: the caller waited
+ * for that when the request sets the IV or the record is busy.
  */
 static int hwoffload_device_dma(struct hwoffload_dev *hw, struct hwoffload_session *s,
 				const struct hwo_request *ureq, struct hwoffload_device_req *r)
 {
-	bool decrypt = ureq->op == HWO_OP_DECRYPT;
+	u32 ctx_len = s->hash ? sizeof(struct hwe_hash_ctx) : sizeof(struct hwe_aes_ctx);
+	struct hwoffload_slot *rec = &hw->session_records[s->id];
 	struct hwoffload_ring *ring = &hw->ring;
-	struct scatterlist *dst;
-	u32 ndesc, index;
+	struct scatterlist *dst = NULL;
+	u32 ndesc = 1, index;
 	int ret;
 
 	r->comp.path = HWO_PATH_DMA;
-	ret = hwoffload_device_pin(hw, s, ureq, r);
-	if (ret)
-		return ret;
-	dst = r->in_place ? r->src_sgt.sgl : r->dst_sgt.sgl;
-	ndesc = 1 + hwoffload_dma_data_descs(NULL, 0, r->src_sgt.sgl, dst, ureq->len);
+	if (ureq->len) {
+		ret = hwoffload_device_pin(hw, s, ureq, r);
+		if (ret)
+			return ret;
+		if (!s->hash)
+			dst = r->in_place ? r->src_sgt.sgl : r->dst_sgt.sgl;
+		ndesc += hwoffload_dma_data_descs(NULL, 0, r->src_sgt.sgl, dst, ureq->len);
+	}
 	r->dma.ops = &hwoffload_device_dma_ops;
 	r->dma.times = &r->times;
-	ret = hwoffload_ring_reserve(hw, &r->dma, ndesc, 0, sizeof(struct hwe_aes_ctx));
+	ret = hwoffload_ring_reserve(hw, &r->dma, ndesc, 0, ctx_len);
 	if (ret)
 		goto err_unmap;
 	if (READ_ONCE(hw->unbound)) {
@@ -474,8 +610,9 @@ static int hwoffload_device_dma(struct hwoffload_dev *hw, struct hwoffload_sessi
 	index = r->dma.first_desc;
 	hwoffload_desc_fill(hwoffload_ring_desc(ring, index++),
 			    hw->session_records_dma + s->id * sizeof(struct hwoffload_slot), 0,
-			    sizeof(struct hwe_aes_ctx), HWE_DESC_LOAD_CTX);
-	index += hwoffload_dma_data_descs(ring, index, r->src_sgt.sgl, dst, ureq->len);
+			    ctx_len, HWE_DESC_LOAD_CTX);
+	if (ureq->len)
+		index += hwoffload_dma_data_descs(ring, index, r->src_sgt.sgl, dst, ureq->len);
 	spin_lock_bh(&s->done_lock);
 	if (hwoffload_device_stream_lost(s, ureq)) {
 		/* the request before it failed since it was checked: nothing published yet */
@@ -485,8 +622,12 @@ static int hwoffload_device_dma(struct hwoffload_dev *hw, struct hwoffload_sessi
 		goto err_unmap;
 	}
 	if (!s->on_ring) {
-		hwoffload_device_fill_ctx(s, ureq, &hw->session_records[s->id].ctx);
-		s->decrypt = decrypt;
+		if (s->hash)
+			hwoffload_device_fill_hash(s, ureq, &rec->hash);
+		else
+			hwoffload_device_fill_ctx(s, ureq, &rec->ctx);
+		s->record_op = ureq->op;
+		s->record_sealed = false;
 		if (ureq->flags & HWO_REQ_SET_IV) {
 			/* published below, whatever happens: the stream starts from it */
 			memcpy(s->iv, ureq->iv, sizeof(s->iv));
@@ -495,6 +636,7 @@ static int hwoffload_device_dma(struct hwoffload_dev *hw, struct hwoffload_sessi
 		}
 	}
 	s->on_ring++;
+	s->record_sealed = r->op == HWO_OP_FINAL || r->out_len;
 	spin_unlock_bh(&s->done_lock);
 	/* the device for the request's life: hwoffload_device_finish() puts it */
 	atomic_inc(&hw->inflight);
@@ -513,17 +655,39 @@ static bool hwoffload_device_range_ok(u64 addr, u32 len)
 }
 
 /*
- * Check one request of a batch (hwoffload_uapi.h says the errno of each refusal) and choose its
- * path: a PIO session's by PIO, a DMA session's by DMA; auto by the mode's threshold
- * (hwoffload_route()), PIO when DMA's rules refuse it and it fits the FIFO.
+ * A hash's request: UPDATE whole blocks (at least one) or FINAL any length; the dst a FINAL's
+ * digest or an UPDATE's state goes to (an UPDATE's may be 0). Its DMA source is aligned to the
+ * block: the engine takes a DATA descriptor as whole blocks, and they follow the pages.
  */
-static int hwoffload_device_check(struct hwoffload_dev *hw, struct hwoffload_session *s,
-				  const struct hwo_request *ureq, enum hwoffload_path *path)
+static int hwoffload_device_check_hash(struct hwoffload_session *s, const struct hwo_request *ureq,
+				       u32 *out_len, bool *aligned)
 {
-	bool aligned = IS_ALIGNED(ureq->src | ureq->dst | ureq->len, HWE_DMA_ALIGN);
+	bool final = ureq->op == HWO_OP_FINAL;
 
-	if ((ureq->op != HWO_OP_ENCRYPT && ureq->op != HWO_OP_DECRYPT) ||
-	    (ureq->flags & ~HWO_REQ_SET_IV) || ureq->reserved)
+	if (ureq->op != HWO_OP_UPDATE && !final)
+		return ureq->op == HWO_OP_ENCRYPT || ureq->op == HWO_OP_DECRYPT ? -EOPNOTSUPP
+										 : -EINVAL;
+	if (ureq->flags || ureq->reserved)
+		return -EINVAL;
+	if (ureq->len > HWOFFLOAD_DEVICE_MAX_REQUEST ||
+	    (!final && (!ureq->len || !IS_ALIGNED(ureq->len, s->hash->blocksize))))
+		return -EMSGSIZE;
+	*out_len = final ? s->hash->digestsize : ureq->dst ? sizeof(struct hwo_hash_state) : 0;
+	if (!hwoffload_device_range_ok(ureq->src, ureq->len) || (final && !ureq->dst) ||
+	    !hwoffload_device_range_ok(ureq->dst, *out_len))
+		return -EFAULT;
+	*aligned = IS_ALIGNED(ureq->src, s->hash->blocksize);
+	return 0;
+}
+
+/* An AES request: whole blocks of ECB and CBC, dst in place or apart. */
+static int hwoffload_device_check_aes(struct hwoffload_session *s, const struct hwo_request *ureq,
+				      bool *aligned)
+{
+	if (ureq->op != HWO_OP_ENCRYPT && ureq->op != HWO_OP_DECRYPT)
+		return ureq->op == HWO_OP_UPDATE || ureq->op == HWO_OP_FINAL ? -EOPNOTSUPP
+									     : -EINVAL;
+	if ((ureq->flags & ~HWO_REQ_SET_IV) || ureq->reserved)
 		return -EINVAL;
 	if (!ureq->len || ureq->len > HWOFFLOAD_DEVICE_MAX_REQUEST ||
 	    !IS_ALIGNED(ureq->len, s->row->blocksize))
@@ -534,11 +698,33 @@ static int hwoffload_device_check(struct hwoffload_dev *hw, struct hwoffload_ses
 	if (ureq->src != ureq->dst && ureq->src < ureq->dst + ureq->len &&
 	    ureq->dst < ureq->src + ureq->len)
 		return -EADDRINUSE;
+	*aligned = IS_ALIGNED(ureq->src | ureq->dst | ureq->len, HWE_DMA_ALIGN);
+	return 0;
+}
+
+/*
+ * Check one request of a batch (hwoffload_uapi.h says the errno of each refusal) and choose its
+ * path: a PIO session's by PIO, a DMA session's by DMA; auto by the mode's threshold
+ * (hwoffload_route()), PIO when DMA's rules refuse it and it fits the FIFO. @out_len: what a
+ * hash hands back to dst.
+ */
+static int hwoffload_device_check(struct hwoffload_dev *hw, struct hwoffload_session *s,
+				  const struct hwo_request *ureq, enum hwoffload_path *path,
+				  u32 *out_len)
+{
+	bool aligned;
+	int ret;
+
+	*out_len = 0;
+	ret = s->hash ? hwoffload_device_check_hash(s, ureq, out_len, &aligned)
+		      : hwoffload_device_check_aes(s, ureq, &aligned);
+	if (ret)
+		return ret;
 	if (hwoffload_device_stream_lost(s, ureq))
 		return -EPIPE;
 
-	*path = hwoffload_route(hw, s->path, s->row->alg, ureq->len, HWOFFLOAD_TIER_NONE,
-				HWOFFLOAD_STAT_COUNT);
+	*path = hwoffload_route(hw, s->path, s->hash ? s->hash->alg : s->row->alg, ureq->len,
+				HWOFFLOAD_TIER_NONE, HWOFFLOAD_STAT_COUNT);
 	if (*path == HWOFFLOAD_PATH_PIO && ureq->len > HWE_FIFO_DEPTH) {
 		if (s->path == HWOFFLOAD_PATH_PIO)
 			return -EMSGSIZE;
@@ -558,12 +744,12 @@ static int hwoffload_device_take(struct hwoffload_dev *hw, struct hwoffload_sess
 				 struct hwo_request *ureq, bool waited,
 				 struct hwoffload_device_req **out)
 {
-	bool decrypt = ureq->op == HWO_OP_DECRYPT;
 	struct hwoffload_device_req *r;
 	enum hwoffload_path path;
+	u32 out_len;
 	int ret;
 
-	ret = hwoffload_device_check(hw, s, ureq, &path);
+	ret = hwoffload_device_check(hw, s, ureq, &path, &out_len);
 	if (ret)
 		return ret;
 	spin_lock_bh(&s->done_lock);
@@ -578,12 +764,15 @@ static int hwoffload_device_take(struct hwoffload_dev *hw, struct hwoffload_sess
 	r->s = s;
 	r->waited = waited;
 	r->len = ureq->len;
+	r->op = ureq->op;
+	r->out_to = ureq->dst;
+	r->out_len = out_len;
 	r->comp.user_data = ureq->user_data;
 	r->times.enter = ktime_get_ns();
 
-	/* PIO, a new IV or the other direction: the record and the stream are the CPU's first */
+	/* PIO, a new IV or a busy record: the record and the stream are the CPU's first */
 	if (path == HWOFFLOAD_PATH_PIO || (ureq->flags & HWO_REQ_SET_IV) ||
-	    (READ_ONCE(s->on_ring) && decrypt != s->decrypt))
+	    hwoffload_device_record_busy(s, ureq))
 		hwoffload_device_quiesce(s);
 	ret = READ_ONCE(hw->unbound) ? -ENODEV : 0;
 	/* PIO waited for the ring: a failure there is known now */
@@ -609,6 +798,18 @@ static int hwoffload_device_take(struct hwoffload_dev *hw, struct hwoffload_sess
 	}
 	*out = r;
 	return 0;
+}
+
+/*
+ * A hash's digest or state to the caller's dst, once, in process context as the completion is
+ * read: a fault there is the completion's status.
+ */
+static void hwoffload_device_deliver(struct hwoffload_device_req *r)
+{
+	if (r->out_len && !r->comp.status &&
+	    copy_to_user(u64_to_user_ptr(r->out_to), r->out, r->out_len))
+		r->comp.status = -EFAULT;
+	r->out_len = 0;
 }
 
 /* The owner's calls only: a forked child has the fd, not the session (DEVICE.md section 2). */
@@ -654,6 +855,7 @@ static int hwoffload_device_wait_batch(struct hwoffload_session *s,
 	s->unread -= n;
 	spin_unlock_bh(&s->done_lock);
 	for (i = 0; i < n; i++) {
+		hwoffload_device_deliver(batch[i]);
 		if (copy_to_user(to + i, &batch[i]->comp, sizeof(batch[i]->comp)))
 			ret = -EFAULT;
 		hwoffload_device_req_free(s, batch[i]);
@@ -707,6 +909,20 @@ static long hwoffload_device_submit(struct hwoffload_session *s, void __user *ar
 	return ret;
 }
 
+/* A hash message's state from SET_STATE: whole blocks hashed (0: a message not started). */
+static int hwoffload_device_set_hash_state(struct hwoffload_session *s, const struct hwo_state *st)
+{
+	if (st->ctr_offset || memchr_inv(st->iv, 0, sizeof(st->iv)) ||
+	    !IS_ALIGNED(st->hash.len_lo, s->hash->blocksize))
+		return -EINVAL;
+	if (st->hash.len_lo || st->hash.len_hi)
+		s->hash_state = st->hash;
+	else
+		hwoffload_device_hash_restart(s);
+	s->state_lost = false;
+	return 0;
+}
+
 static long hwoffload_device_state(struct hwoffload_session *s, void __user *arg, bool set)
 {
 	struct hwoffload_dev *hw;
@@ -726,6 +942,8 @@ static long hwoffload_device_state(struct hwoffload_session *s, void __user *arg
 	if (set) {
 		if (st.alg != s->hwo_alg || st.version != HWO_VERSION) {
 			ret = -EPROTO;
+		} else if (s->hash) {
+			ret = hwoffload_device_set_hash_state(s, &st);
 		} else if (st.ctr_offset >= AES_BLOCK_SIZE ||
 			   (st.ctr_offset && s->row->hw_mode != HWE_MODE_CTR)) {
 			ret = -EINVAL;
@@ -741,6 +959,7 @@ static long hwoffload_device_state(struct hwoffload_session *s, void __user *arg
 		st.version = HWO_VERSION;
 		st.ctr_offset = s->ctr_offset;
 		memcpy(st.iv, s->iv, sizeof(st.iv));
+		st.hash = s->hash_state;
 		if (copy_to_user(arg, &st, min_t(u32, st.size, sizeof(st))))
 			ret = -EFAULT;
 	}
@@ -801,6 +1020,7 @@ static ssize_t hwoffload_session_read(struct file *file, char __user *buf, size_
 			n--;
 			continue;
 		}
+		hwoffload_device_deliver(r);
 		if (copy_to_user(to + n, &r->comp, sizeof(r->comp))) {
 			/* not delivered: first again for the next read() */
 			spin_lock_bh(&s->done_lock);
@@ -867,6 +1087,62 @@ static const struct file_operations hwoffload_session_fops = {
 	.llseek = noop_llseek,
 };
 
+/*
+ * A hash session's initial chaining words, from the generic C driver's state after no data: a
+ * message starts from them with length 0, as from any saved state, so the engine's INIT (which
+ * the CPU would have to clear in the record between two requests) is never needed.
+ */
+static int hwoffload_device_hash_init(struct hwoffload_session *s)
+{
+	struct crypto_shash *generic = hwoffload_hash_generic_alloc(s->hash);
+	int ret;
+
+	if (IS_ERR(generic))
+		return PTR_ERR(generic) == -ENOMEM ? -ENOMEM : -EOPNOTSUPP;
+	{
+		SHASH_DESC_ON_STACK(desc, generic);
+
+		desc->tfm = generic;
+		ret = hwoffload_hash_generic_state(desc, s->hash, NULL, 0, s->hash_initial);
+		shash_desc_zero(desc);
+	}
+	crypto_free_shash(generic);
+	if (ret)
+		return ret == -ENOMEM ? -ENOMEM : -EOPNOTSUPP;
+	hwoffload_device_hash_restart(s);
+	return 0;
+}
+
+/* The session's algorithm: an AES row (key 16, 24 or 32 bytes) or a hash (no key, no IV). */
+static int hwoffload_device_session_alg(struct hwoffload_session *s,
+					const struct hwo_session_new *sn)
+{
+	if (sn->alg < ARRAY_SIZE(hwoffload_device_hashes) && hwoffload_device_hashes[sn->alg]) {
+		s->hash = hwoffload_hash_info_of(hwoffload_device_hashes[sn->alg]);
+		if (sn->key_len)
+			return -EKEYREJECTED;
+		if (memchr_inv(sn->iv, 0, sizeof(sn->iv)))
+			return -EINVAL;
+		s->stream = true;
+		s->record_op = HWO_OP_UPDATE;
+		return hwoffload_device_hash_init(s);
+	}
+	if (sn->alg >= ARRAY_SIZE(hwoffload_device_modes) || !hwoffload_device_modes[sn->alg])
+		return -EINVAL;
+	if (aes_check_keylen(sn->key_len))
+		return -EKEYREJECTED;
+	if (copy_from_user(s->key, u64_to_user_ptr(sn->key), sn->key_len))
+		return -EFAULT;
+	s->keylen = sn->key_len;
+	for (s->row = hwoffload_device_rows; s->row->hw_mode != hwoffload_device_modes[sn->alg];
+	     s->row++)
+		;
+	s->stream = s->row->hw_mode != HWE_MODE_ECB;
+	s->record_op = HWO_OP_ENCRYPT;
+	memcpy(s->iv, sn->iv, sizeof(s->iv));
+	return 0;
+}
+
 static int hwoffload_device_new_session(unsigned long generation, void __user *arg)
 {
 	struct hwo_session_new sn;
@@ -877,38 +1153,32 @@ static int hwoffload_device_new_session(unsigned long generation, void __user *a
 	ret = hwoffload_device_copy_in(&sn, sizeof(sn), arg);
 	if (ret)
 		return ret;
-	if (sn.alg >= ARRAY_SIZE(hwoffload_device_modes) || !hwoffload_device_modes[sn.alg] ||
-	    sn.path >= ARRAY_SIZE(hwoffload_device_paths))
+	if (sn.path >= ARRAY_SIZE(hwoffload_device_paths))
 		return -EINVAL;
-	if (aes_check_keylen(sn.key_len))
-		return -EKEYREJECTED;
 
 	s = kzalloc(sizeof(*s), GFP_KERNEL);
 	if (!s)
 		return -ENOMEM;
 	s->pio_buf = kmalloc(HWE_FIFO_DEPTH, GFP_KERNEL);
-	if (!s->pio_buf) {
-		ret = -ENOMEM;
+	ret = s->pio_buf ? hwoffload_device_session_alg(s, &sn) : -ENOMEM;
+	if (ret)
 		goto err_free;
-	}
-	if (copy_from_user(s->key, u64_to_user_ptr(sn.key), sn.key_len)) {
-		ret = -EFAULT;
-		goto err_free;
-	}
-	s->keylen = sn.key_len;
 	s->hwo_alg = sn.alg;
-	for (s->row = hwoffload_device_rows; s->row->hw_mode != hwoffload_device_modes[sn.alg];
-	     s->row++)
-		;
-	s->stream = s->row->hw_mode != HWE_MODE_ECB;
 	s->path = hwoffload_device_paths[sn.path];
-	memcpy(s->iv, sn.iv, sizeof(s->iv));
 	mutex_init(&s->lock);
 	spin_lock_init(&s->done_lock);
 	INIT_LIST_HEAD(&s->done);
 	init_waitqueue_head(&s->wq);
 
-	ret = hwoffload_tfm_attach(&s->generation, 0);
+	ret = hwoffload_tfm_attach(&s->generation, s->hash ? HWE_CAP_HASH : 0);
+	if (ret == -ENODEV && s->hash) {
+		/* an engine without the hash unit does not offer the algorithm (INFO says so) */
+		hw = hwoffload_dev_get(generation);
+		if (hw && !(hw->caps & HWE_CAP_HASH))
+			ret = -EOPNOTSUPP;
+		if (hw)
+			hwoffload_dev_put(hw);
+	}
 	if (ret)
 		goto err_free;
 	ret = -ENODEV;
@@ -963,7 +1233,7 @@ static long hwoffload_device_info(unsigned long generation, void __user *arg)
 	info = (struct hwo_info){
 		.size = min_t(u32, info.size, sizeof(info)),
 		.version = HWO_VERSION,
-		.algorithms = hwoffload_device_algorithms(),
+		.algorithms = hwoffload_device_algorithms(hw),
 		.paths = 1u << HWO_PATH_AUTO | 1u << HWO_PATH_PIO | 1u << HWO_PATH_DMA,
 		.max_batch = HWOFFLOAD_DEVICE_MAX_BATCH,
 		.max_inflight = HWOFFLOAD_DEVICE_MAX_INFLIGHT,

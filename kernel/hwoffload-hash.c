@@ -56,6 +56,52 @@ static const struct hwoffload_hash_info hwoffload_hashes[] = {
 static struct ahash_engine_alg
 	hwoffload_ahashes[2 * ARRAY_SIZE(hwoffload_hashes) * HWOFFLOAD_PATH_COUNT];
 
+const struct hwoffload_hash_info *hwoffload_hash_info_of(u32 hw_alg)
+{
+	unsigned int i;
+
+	for (i = 0; i < ARRAY_SIZE(hwoffload_hashes); i++)
+		if (hwoffload_hashes[i].hw_alg == hw_alg)
+			return &hwoffload_hashes[i];
+	return NULL;
+}
+
+struct crypto_shash *hwoffload_hash_generic_alloc(const struct hwoffload_hash_info *h)
+{
+	char generic[CRYPTO_MAX_ALG_NAME];
+
+	snprintf(generic, sizeof(generic), "%s-generic", h->name);
+	return crypto_alloc_shash(generic, 0, 0);
+}
+
+int hwoffload_hash_generic_state(struct shash_desc *desc, const struct hwoffload_hash_info *h,
+				 const u8 *data, unsigned int len, u8 *state)
+{
+	union {
+		struct md5_state md5;
+		struct sha1_state sha1;
+		struct sha256_state sha256;
+		struct sha512_state sha512;
+	} exported;
+	unsigned int i;
+	int ret;
+
+	ret = crypto_shash_init(desc) ?: crypto_shash_update(desc, data, len) ?:
+	      crypto_shash_export(desc, &exported);
+	memset(state, 0, HWE_HASH_STATE_SIZE);
+	/* the state words lead every generic export */
+	for (i = 0; !ret && i < h->words; i++) {
+		if (h->word_size == 8)
+			put_unaligned_be64(((u64 *)&exported)[i], state + 8 * i);
+		else if (h->little_endian)
+			put_unaligned_le32(((u32 *)&exported)[i], state + 4 * i);
+		else
+			put_unaligned_be32(((u32 *)&exported)[i], state + 4 * i);
+	}
+	memzero_explicit(&exported, sizeof(exported));
+	return ret;
+}
+
 static struct hwoffload_hash_tfm_ctx *hwoffload_hash_ctx(struct ahash_request *req)
 {
 	return crypto_ahash_ctx(crypto_ahash_reqtfm(req));

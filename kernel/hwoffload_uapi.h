@@ -15,19 +15,22 @@
  *   E2BIG         a structure longer than the driver's with non-zero bytes it does not know
  *   EOPNOTSUPP    an algorithm, path or op this engine or this session does not offer
  *   EKEYREJECTED  a key of the wrong length for the algorithm
- *   EMSGSIZE      a length of 0, past HWO_INFO max_request (PIO: the FIFO), or not whole blocks
+ *   EMSGSIZE      a length of 0 (but a hash's FINAL), past HWO_INFO max_request (PIO: the FIFO),
+ *                 or not whole blocks (ECB, CBC, a hash's UPDATE)
  *   ERANGE        a batch of 0 requests or more than max_batch; a request size the driver
  *                 cannot read
  *   EFAULT        a buffer that is not mapped, not readable or (a destination) not writable, or
  *                 an address + length that wraps
- *   EADDRNOTAVAIL a DMA request whose addresses or length break the engine's alignment
+ *   EADDRNOTAVAIL a DMA request whose addresses or length break the engine's alignment (a
+ *                 hash's source: its block size)
  *   EADDRINUSE    a source and destination that overlap without being equal
  *   EAGAIN        a session with max_inflight requests unread; read() with none done on a
  *                 non-blocking fd
  *   ENOBUFS       more pinned memory than RLIMIT_MEMLOCK or max_pinned_bytes allows
  *   ENOSPC        the engine has max_sessions sessions open
- *   EPIPE         a CBC or CTR request without SET_IV after one of the session failed: the
- *                 stream's state is lost (also GET_STATE then)
+ *   EPIPE         a CBC or CTR request without SET_IV, or a hash's request, after one of the
+ *                 session failed: the stream's state is lost (also GET_STATE then) until
+ *                 SET_IV or SET_STATE gives it one
  *   EPROTO        a state blob of another algorithm or version
  *   EPERM         a session used by another process than its owner (a forked child)
  *   ENODEV        the session's engine was unbound
@@ -51,6 +54,13 @@ enum hwo_alg {
 	HWO_ALG_AES_ECB = 1,
 	HWO_ALG_AES_CBC = 2,
 	HWO_ALG_AES_CTR = 3,
+	/* hashes: no key; requests UPDATE and FINAL */
+	HWO_ALG_MD5 = 8,
+	HWO_ALG_SHA1 = 9,
+	HWO_ALG_SHA224 = 10,
+	HWO_ALG_SHA256 = 11,
+	HWO_ALG_SHA384 = 12,
+	HWO_ALG_SHA512 = 13,
 };
 
 /* struct hwo_session_new path; HWO_INFO paths has bit (1 << path) for each offered */
@@ -80,15 +90,17 @@ struct hwo_session_new {
 	__u32 size;		/* sizeof(struct hwo_session_new) */
 	__u32 alg;		/* enum hwo_alg */
 	__u32 path;		/* enum hwo_path */
-	__u32 key_len;		/* 16, 24 or 32 */
+	__u32 key_len;		/* 16, 24 or 32; a hash: 0 */
 	__u64 key;		/* user pointer */
-	__u8 iv[16];		/* the stream's first IV (CBC, CTR; ECB: zero) */
+	__u8 iv[16];		/* the stream's first IV (CBC, CTR; ECB and hashes: zero) */
 };
 
 /* struct hwo_request op */
 enum hwo_op {
-	HWO_OP_ENCRYPT = 1,
+	HWO_OP_ENCRYPT = 1,	/* AES sessions */
 	HWO_OP_DECRYPT = 2,
+	HWO_OP_UPDATE = 3,	/* hashes: whole blocks of the message, at least one */
+	HWO_OP_FINAL = 4,	/* hashes: the message's last bytes (any number, 0 too) */
 };
 
 /* struct hwo_request flags */
@@ -96,12 +108,15 @@ enum hwo_op {
 
 /*
  * One request of a batch. CBC and CTR run on from the session's previous request (the engine
- * writes the IV back into the session's record; CTR continues mid-block), unless SET_IV.
+ * writes the IV back into the session's record; CTR continues mid-block), unless SET_IV. A hash
+ * session's requests are the UPDATEs and the FINAL of one message, then of the next: an UPDATE's
+ * dst, unless 0, receives the message's struct hwo_hash_state after it (so that a caller keeps
+ * what a forked child needs), a FINAL's dst the digest; both when the completion is read.
  */
 struct hwo_request {
 	__u64 user_data;	/* echoed in the completion */
 	__u32 op;		/* enum hwo_op */
-	__u32 flags;		/* HWO_REQ_* */
+	__u32 flags;		/* HWO_REQ_* (a hash: none) */
 	__u64 src;		/* user pointers; dst == src: in place */
 	__u64 dst;
 	__u32 len;
@@ -135,6 +150,17 @@ struct hwo_completion {
 	__u64 engine_ns;	/* the engine's own time for it (ENGINE.md section 8) */
 };
 
+/*
+ * A hash message's state after its UPDATEs: the bytes hashed (whole blocks: 0 is a message not
+ * started, whose state is not read) and the chaining words as the engine keeps them
+ * (ENGINE.md section 11, the hash context's state).
+ */
+struct hwo_hash_state {
+	__u64 len_lo;		/* bytes hashed, low 64 bits */
+	__u64 len_hi;
+	__u8 state[64];
+};
+
 /* HWO_IOC_GET_STATE and HWO_IOC_SET_STATE, on a session fd: the stream's state. */
 struct hwo_state {
 	__u32 size;		/* sizeof(struct hwo_state) */
@@ -142,6 +168,7 @@ struct hwo_state {
 	__u32 version;		/* HWO_VERSION; SET: EPROTO otherwise */
 	__u32 ctr_offset;	/* CTR: 0..15 (EINVAL past) */
 	__u8 iv[16];
+	struct hwo_hash_state hash;	/* a hash's (SET: len not whole blocks, EINVAL) */
 };
 
 #define HWO_IOC_MAGIC		0xB7

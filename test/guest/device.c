@@ -12,6 +12,12 @@
  *   caller's pages (device_dma_requests grows, no bounce), and unpins them all: debugfs
  *   pinned_pages back to 0, /proc/vmstat's nr_foll_pin_acquired and _released grow alike;
  * - GET_STATE and SET_STATE carry a stream over to another session;
+ * - every hash (MD5, SHA-1, SHA-2) on every path: messages of UPDATEs of random lengths and a
+ *   FINAL with the tail, several messages per session, the empty message, a batch of UPDATEs in
+ *   flight and a FINAL behind them, equal to OpenSSL's digests; an UPDATE hands its state out,
+ *   which carries the message to another session (a forked child's too);
+ * - a failed hash request on the ring: the rest ECANCELED, the message's state lost (EPIPE) until
+ *   SET_STATE;
  * - a failed DMA request (an injected engine fault) fails alone, those of the session behind it
  *   on the ring complete with ECANCELED (or, submitted once the failure is known, are refused
  *   with EPIPE), and the stream needs a new IV (EPIPE) until one is set;
@@ -63,8 +69,11 @@
 #define BIG	   (1024 * 1024)
 
 static const char *const alg_names[] = {
-	[HWO_ALG_AES_ECB] = "ecb", [HWO_ALG_AES_CBC] = "cbc", [HWO_ALG_AES_CTR] = "ctr"
+	[HWO_ALG_AES_ECB] = "ecb",   [HWO_ALG_AES_CBC] = "cbc",	  [HWO_ALG_AES_CTR] = "ctr",
+	[HWO_ALG_MD5] = "md5",	     [HWO_ALG_SHA1] = "sha1",	  [HWO_ALG_SHA224] = "sha224",
+	[HWO_ALG_SHA256] = "sha256", [HWO_ALG_SHA384] = "sha384", [HWO_ALG_SHA512] = "sha512",
 };
+#define HASHES (HWO_ALG_SHA512 - HWO_ALG_MD5 + 1)
 static const char *const path_names[] = {
 	[HWO_PATH_AUTO] = "auto", [HWO_PATH_PIO] = "pio", [HWO_PATH_DMA] = "dma"
 };
@@ -221,8 +230,11 @@ START_TEST(info_and_node)
 
 	ck_assert_int_eq(ioctl(dev, HWO_IOC_INFO, &info), 0);
 	ck_assert_uint_eq(info.version, HWO_VERSION);
-	ck_assert_uint_eq(info.algorithms,
-			  1u << HWO_ALG_AES_ECB | 1u << HWO_ALG_AES_CBC | 1u << HWO_ALG_AES_CTR);
+	ck_assert_uint_eq(info.algorithms, 1u << HWO_ALG_AES_ECB | 1u << HWO_ALG_AES_CBC |
+						   1u << HWO_ALG_AES_CTR | 1u << HWO_ALG_MD5 |
+						   1u << HWO_ALG_SHA1 | 1u << HWO_ALG_SHA224 |
+						   1u << HWO_ALG_SHA256 | 1u << HWO_ALG_SHA384 |
+						   1u << HWO_ALG_SHA512);
 	ck_assert_uint_eq(info.paths, 7);
 	ck_assert_uint_ge(info.max_batch, 16);
 	ck_assert_uint_ge(info.max_inflight, info.max_batch);
@@ -541,7 +553,8 @@ START_TEST(refusals)
 		read_completions(s, c_, 1);                                              \
 	} while (0)
 	REFUSED(op = 0, EINVAL);
-	REFUSED(op = 3, EINVAL);
+	REFUSED(op = 5, EINVAL);
+	REFUSED(op = HWO_OP_UPDATE, EOPNOTSUPP);
 	REFUSED(flags = 2, EINVAL);
 	REFUSED(reserved = 1, EINVAL);
 	REFUSED(len = 0, EMSGSIZE);
@@ -579,6 +592,242 @@ START_TEST(refusals)
 	st.ctr_offset = 3;
 	ck_assert_errno(ioctl_err(pio, HWO_IOC_SET_STATE, &st), EINVAL);
 	close(pio); /* with 64 completions unread */
+	close(s);
+	ck_assert_int_eq(pinned_pages(), 0);
+	close(dev);
+}
+END_TEST
+
+/* ---- hashes ------------------------------------------------------------------------------ */
+
+static const EVP_MD *reference_md(uint32_t alg)
+{
+	static const char *const names[] = {
+		"MD5", "SHA1", "SHA224", "SHA256", "SHA384", "SHA512"
+	};
+	static EVP_MD *fetched[HASHES];
+	uint32_t k = alg - HWO_ALG_MD5;
+
+	if (!fetched[k])
+		fetched[k] = EVP_MD_fetch(NULL, names[k], "provider=default");
+	ck_assert_ptr_nonnull(fetched[k]);
+	return fetched[k];
+}
+
+static uint32_t hash_block(uint32_t alg)
+{
+	return alg >= HWO_ALG_SHA384 ? 128 : 64;
+}
+
+static void hash_reference(uint32_t alg, const unsigned char *in, size_t len, unsigned char *md)
+{
+	ck_assert(EVP_Digest(in, len, md, NULL, reference_md(alg), NULL));
+}
+
+/*
+ * One message through session s: UPDATEs of whole blocks (random counts; @batch at once, in
+ * flight together, else one at a time), then the FINAL with the rest; the digest into md. The
+ * source is aligned to the block for DMA sessions, anywhere for PIO's. Returns how many went
+ * by PIO and DMA through *pio and *dma.
+ */
+static void hash_message(int s, uint32_t alg, uint32_t path, const unsigned char *in, size_t len,
+			 unsigned int batch, struct test_rng *rng, unsigned char *md, int *pio,
+			 int *dma)
+{
+	uint32_t block = hash_block(alg), max = path == HWO_PATH_PIO ? FIFO : 65536 * 4;
+	struct hwo_request reqs[8];
+	struct hwo_completion c[8];
+	size_t off = 0;
+	unsigned int n = 0, i;
+
+	while (off < len) {
+		size_t blocks = (len - off) / block, take = test_rng_range(rng, 0, blocks);
+
+		take = take * block > max ? max / block : take;
+		if (!take || n == batch)
+			break;
+		reqs[n++] = request(HWO_OP_UPDATE, in + off, NULL, (uint32_t)(take * block));
+		off += take * block;
+		if (batch == 1 || n == batch) {
+			ck_assert_int_eq(submit_try(s, reqs, n, HWO_SUBMIT_WAIT, c, NULL), 0);
+			for (i = 0; i < n; i++) {
+				ck_assert_int_eq(c[i].status, 0);
+				*pio += c[i].path == HWO_PATH_PIO;
+				*dma += c[i].path == HWO_PATH_DMA;
+			}
+			n = batch == 1 ? 0 : n;
+		}
+	}
+	/* the rest, behind the UPDATEs of the last batch: the FINAL waits for them */
+	if (n == batch && batch > 1)
+		n = 0;
+	while (len - off > (path == HWO_PATH_PIO ? FIFO : (size_t)BIG)) {
+		reqs[n++] = request(HWO_OP_UPDATE, in + off, NULL, FIFO);
+		off += FIFO;
+		ck_assert_int_eq(submit_try(s, reqs, n, HWO_SUBMIT_WAIT, c, NULL), 0);
+		n = 0;
+	}
+	reqs[n++] = request(HWO_OP_FINAL, in + off, md, (uint32_t)(len - off));
+	ck_assert_int_eq(submit_try(s, reqs, n, HWO_SUBMIT_WAIT, c, NULL), 0);
+	for (i = 0; i < n; i++) {
+		ck_assert_msg(c[i].status == 0, "%s: request %u of the last batch: %s",
+			      alg_names[alg], i, strerror(-c[i].status));
+		*pio += c[i].path == HWO_PATH_PIO;
+		*dma += c[i].path == HWO_PATH_DMA;
+	}
+}
+
+/*
+ * Per hash and path (_i: hash * 3 + path): messages of random lengths (the empty one among
+ * them), each a digest equal to OpenSSL's, one after another in one session, one at a time and
+ * in batches in flight.
+ */
+START_TEST(hashes)
+{
+	uint32_t alg = HWO_ALG_MD5 + (uint32_t)_i / 3, path = (uint32_t)_i % 3;
+	static const size_t lens[] = { 0, 1, 64, 200, 4096, 5000, 65536 + 77, 300000, 3 };
+	unsigned char *in = buffer(BIG), md[64], want[64];
+	long long pio0 = stat_value("device_pio_requests"),
+		  dma0 = stat_value("device_dma_requests");
+	int dev = open_node(), s = session_new(dev, alg, path, NULL, 0, NULL), pio = 0, dma = 0;
+	struct test_rng rng;
+
+	test_rng_init(&rng, 100 + (uint64_t)_i);
+	test_rng_fill(&rng, in, BIG);
+	for (size_t k = 0; k < sizeof(lens) / sizeof(lens[0]); k++) {
+		/* PIO takes any source; DMA's starts on a block */
+		const unsigned char *src = in + (path == HWO_PATH_PIO ? k : 0);
+
+		hash_message(s, alg, path, src, lens[k], k % 2 ? 4 : 1, &rng, md, &pio, &dma);
+		hash_reference(alg, src, lens[k], want);
+		ck_assert_msg(!memcmp(md, want, EVP_MD_get_size(reference_md(alg))),
+			      "%s %s: the digest of %zu bytes differs", alg_names[alg],
+			      path_names[path], lens[k]);
+	}
+	ck_assert_msg(path != HWO_PATH_PIO || !dma, "a PIO session's request went by DMA");
+	ck_assert_msg(path != HWO_PATH_DMA || !pio, "a DMA session's request went by PIO");
+	ck_assert_msg(path != HWO_PATH_AUTO || (pio && dma), "auto: %d by PIO, %d by DMA", pio,
+		      dma);
+	ck_assert_stat_grew("device_pio_requests", pio0, pio);
+	ck_assert_stat_grew("device_dma_requests", dma0, dma);
+	close(s);
+	ck_assert_int_eq(pinned_pages(), 0);
+	close(dev);
+}
+END_TEST
+
+/*
+ * A message's state handed out by an UPDATE (and by GET_STATE, the same) carries it into
+ * another session, and into a forked child, whose session of its own finishes it right.
+ */
+START_TEST(hash_state_carried)
+{
+	unsigned char *in = buffer(BIG), md[64], want[64];
+	struct hwo_hash_state handed;
+	struct hwo_state st = { .size = sizeof(st) };
+	int dev = open_node(), s = session_new(dev, HWO_ALG_SHA512, HWO_PATH_DMA, NULL, 0, NULL);
+	int other, status;
+	pid_t pid;
+
+	memset(in, 0x3c, BIG);
+	hash_reference(HWO_ALG_SHA512, in, 100000, want);
+	ck_assert_int_eq(run_one(s, request(HWO_OP_UPDATE, in, &handed, 65536), NULL), 0);
+	ck_assert_uint_eq(handed.len_lo, 65536);
+	ck_assert_int_eq(ioctl(s, HWO_IOC_GET_STATE, &st), 0);
+	ck_assert_uint_eq(st.alg, HWO_ALG_SHA512);
+	ck_assert_msg(!memcmp(&st.hash, &handed, sizeof(handed)),
+		      "GET_STATE differs from the UPDATE's");
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		int own = session_try(dev, HWO_ALG_SHA512, HWO_PATH_AUTO, NULL, 0, NULL), bad = 0;
+		struct hwo_state mine = { .size = sizeof(mine),
+					  .alg = HWO_ALG_SHA512,
+					  .version = HWO_VERSION,
+					  .hash = handed };
+
+		bad |= run_one(s, request(HWO_OP_FINAL, in + 65536, md, 34464), NULL) != -EPERM;
+		bad |= (own < 0 || ioctl(own, HWO_IOC_SET_STATE, &mine)) << 1;
+		bad |= (run_one(own, request(HWO_OP_FINAL, in + 65536, md, 34464), NULL) ||
+			memcmp(md, want, 64))
+		       << 2;
+		_exit(bad);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert_msg(WIFEXITED(status) && !WEXITSTATUS(status), "child: status %#x", status);
+	/* the parent's own message goes on; another session carries a copy to the same end */
+	other = session_new(dev, HWO_ALG_SHA512, HWO_PATH_AUTO, NULL, 0, NULL);
+	ck_assert_int_eq(ioctl(other, HWO_IOC_SET_STATE, &st), 0);
+	ck_assert_int_eq(run_one(other, request(HWO_OP_FINAL, in + 65536, md, 34464), NULL), 0);
+	ck_assert_msg(!memcmp(md, want, 64), "the state carried to another session");
+	memset(md, 0, sizeof(md));
+	ck_assert_int_eq(run_one(s, request(HWO_OP_FINAL, in + 65536, md, 34464), NULL), 0);
+	ck_assert_msg(!memcmp(md, want, 64), "the parent's message");
+	/* after a FINAL, a new message */
+	ck_assert_int_eq(ioctl(s, HWO_IOC_GET_STATE, &st), 0);
+	ck_assert_uint_eq(st.hash.len_lo, 0);
+	close(other);
+	close(s);
+	ck_assert_int_eq(pinned_pages(), 0);
+	close(dev);
+}
+END_TEST
+
+/* A hash's refusals, and a failed request on the ring: the rest ECANCELED, EPIPE until SET_STATE.
+ */
+START_TEST(hash_refusals_and_fault)
+{
+	enum { N = 4, PIECE = 65536 };
+	unsigned char key[16] = { 1 }, iv[16] = { 1 }, *buf = buffer(N * PIECE), md[64], want[64];
+	int dev = open_node(), s = session_new(dev, HWO_ALG_SHA256, HWO_PATH_DMA, NULL, 0, NULL);
+	struct hwo_state st = { .size = sizeof(st) };
+	struct hwo_request reqs[N + 1];
+	struct hwo_completion c[N + 1];
+	uint32_t taken = 0;
+	int ret, i;
+
+	ck_assert_errno(session_try(dev, HWO_ALG_SHA256, 0, key, 16, NULL), EKEYREJECTED);
+	ck_assert_errno(session_try(dev, HWO_ALG_SHA256, 0, NULL, 0, iv), EINVAL);
+	ck_assert_errno(run_one(s, request(HWO_OP_ENCRYPT, buf, buf, 64), NULL), EOPNOTSUPP);
+	ck_assert_errno(run_one(s, request(HWO_OP_UPDATE, buf, NULL, 0), NULL), EMSGSIZE);
+	ck_assert_errno(run_one(s, request(HWO_OP_UPDATE, buf, NULL, 96), NULL), EMSGSIZE);
+	ck_assert_errno(run_one(s, request(HWO_OP_FINAL, buf, NULL, 64), NULL), EFAULT);
+	ck_assert_errno(run_one(s, request(HWO_OP_UPDATE, buf + 16, NULL, 64), NULL),
+			EADDRNOTAVAIL);
+	reqs[0] = request(HWO_OP_UPDATE, buf, NULL, 64);
+	reqs[0].flags = HWO_REQ_SET_IV;
+	ck_assert_errno(run_one(s, reqs[0], NULL), EINVAL);
+	ck_assert_int_eq(ioctl(s, HWO_IOC_GET_STATE, &st), 0);
+	st.hash.len_lo = 65;
+	ck_assert_errno(ioctl_err(s, HWO_IOC_SET_STATE, &st), EINVAL);
+	/* an unwritable digest: the completion says so */
+	ck_assert_errno(run_one(s, request(HWO_OP_FINAL, buf, (void *)4096, 64), NULL), EFAULT);
+
+	memset(buf, 0x77, N * PIECE);
+	for (i = 0; i < N; i++)
+		reqs[i] = request(HWO_OP_UPDATE, buf + i * PIECE, NULL, PIECE);
+	write_number(DEBUGFS_KNOB "fault_dma_error", 1);
+	ret = submit_try(s, reqs, N, HWO_SUBMIT_WAIT, c, &taken);
+	if (ret == -EPIPE) {
+		ck_assert_uint_ge(taken, 1);
+		read_completions(s, c, taken);
+	} else {
+		ck_assert_int_eq(ret, 0);
+	}
+	ck_assert_int_eq(c[0].status, -EIO);
+	for (i = 1; i < (int)taken; i++)
+		ck_assert_msg(c[i].status == -ECANCELED, "request %d: %d", i, c[i].status);
+	ck_assert_errno(run_one(s, request(HWO_OP_FINAL, buf, md, 64), NULL), EPIPE);
+	ck_assert_errno(ioctl_err(s, HWO_IOC_GET_STATE, &st), EPIPE);
+	st = (struct hwo_state){ .size = sizeof(st),
+				 .alg = HWO_ALG_SHA256,
+				 .version = HWO_VERSION };
+	ck_assert_int_eq(ioctl(s, HWO_IOC_SET_STATE, &st), 0);
+	reqs[N] = request(HWO_OP_FINAL, buf, md, 0);
+	ck_assert_int_eq(submit_try(s, reqs, N, HWO_SUBMIT_WAIT, c, NULL), 0);
+	ck_assert_int_eq(submit_try(s, &reqs[N], 1, HWO_SUBMIT_WAIT, c, NULL), 0);
+	hash_reference(HWO_ALG_SHA256, buf, N * PIECE, want);
+	ck_assert_msg(!memcmp(md, want, 32), "the message after SET_STATE");
 	close(s);
 	ck_assert_int_eq(pinned_pages(), 0);
 	close(dev);
@@ -840,10 +1089,15 @@ START_TEST(fuzz)
 			struct hwo_session_new sn = {
 				.size = test_rng_range(&rng, 0, 3) ? sizeof(sn)
 								   : fuzz_number(&rng, 8),
-				.alg = fuzz_number(&rng, (uint32_t)test_rng_range(&rng, 1, 3)),
+				.alg = fuzz_number(
+					&rng, (uint32_t)(test_rng_range(&rng, 0, 1)
+								 ? test_rng_range(&rng, 1, 3)
+								 : test_rng_range(&rng, 8, 13))),
 				.path = fuzz_number(&rng, (uint32_t)test_rng_range(&rng, 0, 2)),
+				/* 0 for a hash, 16, 24 or 32 for AES */
 				.key_len = fuzz_number(
-					&rng, 16 + 8 * (uint32_t)test_rng_range(&rng, 0, 2)),
+					&rng, (uint32_t)test_rng_range(&rng, 0, 3) * 8 +
+						      (test_rng_range(&rng, 0, 3) ? 8 : 0)),
 				.key = test_rng_range(&rng, 0, 3) ? (uintptr_t)key
 								  : fuzz_pointer(&rng, good, ro),
 			};
@@ -903,7 +1157,7 @@ START_TEST(fuzz)
 				reqs[n] = (struct hwo_request){
 					.user_data = n,
 					.op = fuzz_number(&rng,
-							  (uint32_t)test_rng_range(&rng, 1, 2)),
+							  (uint32_t)test_rng_range(&rng, 1, 4)),
 					.flags = test_rng_range(&rng, 0, 3) ? 0
 									    : fuzz_number(&rng, 1),
 					.src = fuzz_pointer(&rng, good, ro),
@@ -951,6 +1205,9 @@ int main(void)
 	tcase_add_test(tc, in_flight);
 	tcase_add_test(tc, fault_cancels_the_rest);
 	tcase_add_test(tc, refusals);
+	tcase_add_loop_test(tc, hashes, 0, 3 * HASHES);
+	tcase_add_test(tc, hash_state_carried);
+	tcase_add_test(tc, hash_refusals_and_fault);
 	tcase_add_test(tc, fork_child);
 	tcase_add_test(tc, memlock_limit);
 	tcase_add_test(tc, wait_and_read_race);
