@@ -521,7 +521,7 @@ bool hwoff_discovery_has_device(const struct hwoff_discovery *d)
 }
 
 const struct hwoff_impl *hwoff_discovery_device_twin(const struct hwoff_discovery *d,
-						      const struct hwoff_impl *impl)
+						     const struct hwoff_impl *impl)
 {
 	for (size_t i = 0; !impl->device && i < d->count; i++) {
 		const char *dot;

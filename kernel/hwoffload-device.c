@@ -676,7 +676,7 @@ static int hwoffload_device_check_hash(struct hwoffload_session *s, const struct
 	if (!hwoffload_device_range_ok(ureq->src, ureq->len) || (final && !ureq->dst) ||
 	    !hwoffload_device_range_ok(ureq->dst, *out_len))
 		return -EFAULT;
-	*aligned = IS_ALIGNED(ureq->src, s->hash->blocksize);
+	*aligned = !ureq->len || IS_ALIGNED(ureq->src, s->hash->blocksize);
 	return 0;
 }
 

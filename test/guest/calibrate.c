@@ -240,7 +240,8 @@ START_TEST(test_paths_from_discovery)
 	const struct hwoff_discovery *d = &run.discovery;
 
 	ck_assert(run.af_alg);
-	ck_assert_msg(hwoff_discovery_has_device(d), "no /dev/hwoffload0 in discovery: %s", d->basis);
+	ck_assert_msg(hwoff_discovery_has_device(d), "no /dev/hwoffload0 in discovery: %s",
+		      d->basis);
 	for (size_t i = 0; i < run.subject_count; i++) {
 		const struct cal_subject *s = &run.subjects[i];
 		bool engine_split = false;

@@ -421,8 +421,36 @@ START_TEST(in_flight)
 END_TEST
 
 /*
- * An engine fault on the first of a batch on the ring: it fails (EIO), the rest ran from a
- * record it never wrote (ECANCELED); then the stream wants a new IV (EPIPE) until it has one.
+ * @n requests of session s as one batch with an engine fault on the first: it fails (EIO), the
+ * rest ran from a record it never wrote (ECANCELED), or came after the failure was known and
+ * were refused (EPIPE). Returns how many were taken.
+ */
+static uint32_t fault_on_the_first(int s, struct hwo_request *reqs, uint32_t n)
+{
+	struct hwo_completion c[8];
+	uint32_t taken = 0, i;
+	int ret;
+
+	ck_assert_uint_le(n, 8);
+	write_number(DEBUGFS_KNOB "fault_dma_error", 1);
+	ret = submit_try(s, reqs, n, HWO_SUBMIT_WAIT, c, &taken);
+	if (ret == -EPIPE) {
+		/* the failure came back before the rest went: they are refused, not run */
+		ck_assert_uint_ge(taken, 1);
+		read_completions(s, c, taken);
+	} else {
+		ck_assert_int_eq(ret, 0);
+	}
+	printf("fault: %u of %u requests on the ring with the failed one\n", taken, n);
+	ck_assert_int_eq(c[0].status, -EIO);
+	for (i = 1; i < taken; i++)
+		ck_assert_msg(c[i].status == -ECANCELED, "request %u: %d", i, c[i].status);
+	return taken;
+}
+
+/*
+ * An engine fault on the first of a batch on the ring: it fails (EIO), the rest ECANCELED; then
+ * the stream wants a new IV (EPIPE) until it has one.
  */
 START_TEST(fault_cancels_the_rest)
 {
@@ -432,26 +460,14 @@ START_TEST(fault_cancels_the_rest)
 	struct hwo_request reqs[N];
 	struct hwo_completion c[N];
 	struct hwo_state st = { .size = sizeof(st) };
-	int dev = open_node(), s, i, ret;
+	int dev = open_node(), s, i;
 	long long errors0 = stat_value("device_errors");
-	uint32_t taken = 0;
+	uint32_t taken;
 
 	s = session_new(dev, HWO_ALG_AES_CBC, HWO_PATH_DMA, key, 16, iv);
 	for (i = 0; i < N; i++)
 		reqs[i] = request(HWO_OP_ENCRYPT, in + i * PIECE, out + i * PIECE, PIECE);
-	write_number(DEBUGFS_KNOB "fault_dma_error", 1);
-	ret = submit_try(s, reqs, N, HWO_SUBMIT_WAIT, c, &taken);
-	if (ret == -EPIPE) {
-		/* the failure came back before the rest went: they are refused, not run */
-		ck_assert_uint_ge(taken, 1);
-		read_completions(s, c, taken);
-	} else {
-		ck_assert_int_eq(ret, 0);
-	}
-	printf("fault: %u of %d requests on the ring with the failed one\n", taken, N);
-	ck_assert_int_eq(c[0].status, -EIO);
-	for (i = 1; i < (int)taken; i++)
-		ck_assert_msg(c[i].status == -ECANCELED, "request %d: %d", i, c[i].status);
+	taken = fault_on_the_first(s, reqs, N);
 	ck_assert_stat_grew("device_errors", errors0, (int)taken);
 	ck_assert_int_eq(read_number(DEBUGFS_KNOB "fault_dma_error"), 0);
 	ck_assert_int_eq(run_one(s, reqs[0], NULL), -EPIPE);
@@ -783,8 +799,7 @@ START_TEST(hash_refusals_and_fault)
 	struct hwo_state st = { .size = sizeof(st) };
 	struct hwo_request reqs[N + 1];
 	struct hwo_completion c[N + 1];
-	uint32_t taken = 0;
-	int ret, i;
+	int i;
 
 	ck_assert_errno(session_try(dev, HWO_ALG_SHA256, 0, key, 16, NULL), EKEYREJECTED);
 	ck_assert_errno(session_try(dev, HWO_ALG_SHA256, 0, NULL, 0, iv), EINVAL);
@@ -806,17 +821,7 @@ START_TEST(hash_refusals_and_fault)
 	memset(buf, 0x77, N * PIECE);
 	for (i = 0; i < N; i++)
 		reqs[i] = request(HWO_OP_UPDATE, buf + i * PIECE, NULL, PIECE);
-	write_number(DEBUGFS_KNOB "fault_dma_error", 1);
-	ret = submit_try(s, reqs, N, HWO_SUBMIT_WAIT, c, &taken);
-	if (ret == -EPIPE) {
-		ck_assert_uint_ge(taken, 1);
-		read_completions(s, c, taken);
-	} else {
-		ck_assert_int_eq(ret, 0);
-	}
-	ck_assert_int_eq(c[0].status, -EIO);
-	for (i = 1; i < (int)taken; i++)
-		ck_assert_msg(c[i].status == -ECANCELED, "request %d: %d", i, c[i].status);
+	fault_on_the_first(s, reqs, N);
 	ck_assert_errno(run_one(s, request(HWO_OP_FINAL, buf, md, 64), NULL), EPIPE);
 	ck_assert_errno(ioctl_err(s, HWO_IOC_GET_STATE, &st), EPIPE);
 	st = (struct hwo_state){ .size = sizeof(st),
