@@ -249,6 +249,18 @@ static int drain(struct hwoff_device_session *s, struct hwo_completion *comps, u
 	return 0;
 }
 
+/* The first of requests from..from + n - 1 that failed, as the call's error; else 0. */
+static int failed(struct hwoff_device_session *s, const struct hwo_request *reqs,
+		  const struct hwo_completion *comps, uint32_t from, uint32_t n)
+{
+	for (uint32_t i = from; i < from + n; i++)
+		if (comps[i].status)
+			return hwoff_device_fail(s, -comps[i].status,
+						 "request of %u bytes failed: %s", reqs[i].len,
+						 strerror(-comps[i].status));
+	return 0;
+}
+
 int hwoff_device_submit(struct hwoff_device_session *s, struct hwo_request *reqs, uint32_t n)
 {
 	struct hwo_completion comps[HWOFF_DEVICE_BATCH];
@@ -263,29 +275,21 @@ int hwoff_device_submit(struct hwoff_device_session *s, struct hwo_request *reqs
 			.requests = (uintptr_t)(reqs + done),
 			.completions = (uintptr_t)(comps + done),
 		};
-		uint32_t taken = sub.count;
+		int error = ioctl(s->fd, HWO_IOC_SUBMIT, &sub) ? errno : 0, ret;
+		/* the requests taken before a refusal or a signal complete all the same */
+		uint32_t taken = !error ? sub.count : sub.taken < sub.count ? sub.taken : sub.count;
 
-		if (ioctl(s->fd, HWO_IOC_SUBMIT, &sub)) {
-			int error = errno, ret;
-
-			/* the requests taken before the refusal or the signal complete all the same
-			 */
-			taken = sub.taken;
-			ret = drain(s, comps + done, taken);
-			if (ret)
-				return ret;
-			if (!taken || (error != EINTR && error != ENOBUFS && error != EAGAIN))
-				return hwoff_device_fail(s, error,
-							 "request of %u bytes refused: %s",
-							 reqs[done + taken].len, strerror(error));
-		}
+		ret = error ? drain(s, comps + done, taken) : 0;
+		ret = ret ?: failed(s, reqs, comps, done, taken);
+		if (ret)
+			return ret;
+		/* one refused for a limit or a signal goes again once those before it are done */
+		if (error && (!taken || (error != EINTR && error != ENOBUFS && error != EAGAIN)))
+			return hwoff_device_fail(s, error, "request of %u bytes refused: %s",
+						 reqs[done + (taken < sub.count ? taken : 0)].len,
+						 strerror(error));
 		done += taken;
 	}
-	for (uint32_t i = 0; i < n; i++)
-		if (comps[i].status)
-			return hwoff_device_fail(s, -comps[i].status,
-						 "request of %u bytes failed: %s", reqs[i].len,
-						 strerror(-comps[i].status));
 	return 0;
 }
 

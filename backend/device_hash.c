@@ -32,17 +32,18 @@ struct device_hash {
 	struct hwo_hash_state state; /* after the UPDATEs sent: what the session holds */
 	bool state_to_session; /* the session's own state may differ from state: send it */
 	bool lost; /* a failure lost part of the message: only hwoff_hash_reset() helps */
-	/* the batch being built */
+	/* the batch being built, and whether a request of it reads the session's aligned area */
 	struct hwo_request reqs[HWOFF_DEVICE_BATCH];
 	uint32_t n;
+	bool bounce_pending;
 };
 
-static struct device_hash *device_hash(const struct hwoff_hash *base)
+static struct device_hash *to_device_hash(const struct hwoff_hash *base)
 {
 	return (struct device_hash *)base; /* its first member */
 }
 
-static int hash_failed(struct device_hash *h, int ret)
+static int device_hash_failed(struct device_hash *h, int ret)
 {
 	h->lost = true;
 	h->n = 0;
@@ -50,7 +51,7 @@ static int hash_failed(struct device_hash *h, int ret)
 }
 
 /* The session's state from the context's: after a fork, a copy, a failure or a reset. */
-static int state_to_session(struct device_hash *h)
+static int device_hash_state_to_session(struct device_hash *h)
 {
 	struct hwo_state st = {
 		.size = sizeof(st),
@@ -69,7 +70,7 @@ static int state_to_session(struct device_hash *h)
 }
 
 /* A session of this process's own, holding the context's state. */
-static int own_session(struct device_hash *h)
+static int device_hash_own_session(struct device_hash *h)
 {
 	int ret;
 
@@ -80,15 +81,15 @@ static int own_session(struct device_hash *h)
 	if (hwoff_device_forked(&h->s)) {
 		ret = hwoff_device_open(&h->s, NULL, 0, NULL);
 		if (ret)
-			return hash_failed(h, ret);
+			return device_hash_failed(h, ret);
 		h->state_to_session = h->state.len_lo || h->state.len_hi;
 	}
-	ret = state_to_session(h);
-	return ret ? hash_failed(h, ret) : 0;
+	ret = device_hash_state_to_session(h);
+	return ret ? device_hash_failed(h, ret) : 0;
 }
 
 /* The batch built so far, sent; its last UPDATE hands the state out into the context. */
-static int flush(struct device_hash *h)
+static int device_hash_flush(struct device_hash *h)
 {
 	uint32_t n = h->n;
 	int ret;
@@ -98,14 +99,16 @@ static int flush(struct device_hash *h)
 	if (h->reqs[n - 1].op == HWO_OP_UPDATE)
 		h->reqs[n - 1].dst = (uintptr_t)&h->state;
 	h->n = 0;
+	h->bounce_pending = false;
 	ret = hwoff_device_submit(&h->s, h->reqs, n);
-	return ret ? hash_failed(h, ret) : 0;
+	return ret ? device_hash_failed(h, ret) : 0;
 }
 
-static int push(struct device_hash *h, uint32_t op, const void *src, size_t len, void *dst)
+static int device_hash_push(struct device_hash *h, uint32_t op, const void *src, size_t len,
+			    void *dst)
 {
 	if (h->n == h->s.max_batch) {
-		int ret = flush(h);
+		int ret = device_hash_flush(h);
 
 		if (ret)
 			return ret;
@@ -119,10 +122,13 @@ static int push(struct device_hash *h, uint32_t op, const void *src, size_t len,
 	return 0;
 }
 
-/* UPDATEs of whole blocks from src (on a block, or not yet: the session's aligned area). */
-static int push_blocks(struct device_hash *h, const unsigned char *src, size_t len)
+/*
+ * UPDATEs of whole blocks from src: where it is, or through the session's aligned area when a
+ * DMA request could not take it (PIO's the kernel copies wherever it is).
+ */
+static int device_hash_push_blocks(struct device_hash *h, const unsigned char *src, size_t len)
 {
-	bool bounced = (uintptr_t)src % h->s.alg->block_bytes;
+	bool bounced = h->s.path != HWO_PATH_PIO && (uintptr_t)src % h->s.alg->block_bytes;
 	int ret = bounced ? hwoff_device_need_bounce(&h->s, len) : 0;
 
 	for (size_t off = 0; !ret && off < len;) {
@@ -131,16 +137,18 @@ static int push_blocks(struct device_hash *h, const unsigned char *src, size_t l
 		const unsigned char *from = src + off;
 
 		if (bounced) {
-			/* the area is the batch's before it: sent first */
-			ret = flush(h);
+			/* the area is a pending request's source: that batch goes first */
+			ret = h->bounce_pending ? device_hash_flush(h) : 0;
 			if (ret)
 				break;
 			memcpy(h->s.bounce, from, window);
 			from = h->s.bounce;
+			h->bounce_pending = true;
 		}
 		for (size_t at = 0; !ret && at < window; at += h->s.piece)
-			ret = push(h, HWO_OP_UPDATE, from + at,
-				   window - at < h->s.piece ? window - at : h->s.piece, NULL);
+			ret = device_hash_push(h, HWO_OP_UPDATE, from + at,
+					       window - at < h->s.piece ? window - at : h->s.piece,
+					       NULL);
 		off += window;
 	}
 	return ret;
@@ -150,11 +158,11 @@ static int push_blocks(struct device_hash *h, const unsigned char *src, size_t l
  * The message goes on with len bytes of data; with md, it ends there (the FINAL, its digest
  * into md). Everything is sent in as few batches as the sizes allow.
  */
-static int hash_feed(struct device_hash *h, const unsigned char *data, size_t len,
-		     unsigned char *md)
+static int device_hash_feed(struct device_hash *h, const unsigned char *data, size_t len,
+			    unsigned char *md)
 {
 	size_t block = h->s.alg->block_bytes, whole, fill;
-	int ret = own_session(h);
+	int ret = device_hash_own_session(h);
 
 	if (ret)
 		return ret;
@@ -162,28 +170,33 @@ static int hash_feed(struct device_hash *h, const unsigned char *data, size_t le
 	fill = block - h->tail_len < len ? block - h->tail_len : len;
 	if (!h->tail_len && len >= block)
 		fill = 0; /* whole blocks from data itself */
-	memcpy(h->tail + h->tail_len, data, fill);
-	h->tail_len += fill;
-	data += fill;
-	len -= fill;
+	if (fill) {
+		memcpy(h->tail + h->tail_len, data, fill);
+		h->tail_len += fill;
+		data += fill;
+		len -= fill;
+	}
 	if (h->tail_len == block && (len || !md)) {
-		ret = push(h, HWO_OP_UPDATE, h->tail, block, NULL);
+		ret = device_hash_push(h, HWO_OP_UPDATE, h->tail, block, NULL);
 		h->tail_len = 0;
 	}
 	whole = len / block * block;
 	if (!ret && whole)
-		ret = push_blocks(h, data, whole);
+		ret = device_hash_push_blocks(h, data, whole);
 	if (!ret && md) {
 		if (len > whole)
 			memcpy(h->last, data + whole, len - whole);
 		else
 			memcpy(h->last, h->tail, h->tail_len);
-		ret = push(h, HWO_OP_FINAL, h->last, len > whole ? len - whole : h->tail_len, md);
+		ret = device_hash_push(h, HWO_OP_FINAL, h->last,
+				       len > whole ? len - whole : h->tail_len, md);
 	}
-	ret = ret ?: flush(h);
+	ret = ret ?: device_hash_flush(h);
 	if (ret)
 		return ret;
 	if (md) {
+		explicit_bzero(h->tail, sizeof(h->tail));
+		explicit_bzero(h->last, sizeof(h->last));
 		h->tail_len = 0;
 		h->state = (struct hwo_hash_state){ 0 };
 	} else if (len > whole) {
@@ -194,12 +207,12 @@ static int hash_feed(struct device_hash *h, const unsigned char *data, size_t le
 	return 0;
 }
 
-static int hash_update(struct hwoff_hash *base, const void *data, size_t len)
+static int device_hash_update(struct hwoff_hash *base, const void *data, size_t len)
 {
-	return len ? hash_feed(device_hash(base), data, len, NULL) : 0;
+	return len ? device_hash_feed(to_device_hash(base), data, len, NULL) : 0;
 }
 
-static int check_digest_buffer(struct device_hash *h, size_t md_len)
+static int device_hash_check_digest_buffer(struct device_hash *h, size_t md_len)
 {
 	if (md_len >= h->s.alg->digest_bytes)
 		return 0;
@@ -207,22 +220,22 @@ static int check_digest_buffer(struct device_hash *h, size_t md_len)
 				 md_len, h->s.alg->digest_bytes);
 }
 
-static int hash_finup(struct hwoff_hash *base, const void *data, size_t len, unsigned char *md,
-		      size_t md_len)
+static int device_hash_finup(struct hwoff_hash *base, const void *data, size_t len,
+			     unsigned char *md, size_t md_len)
 {
-	struct device_hash *h = device_hash(base);
+	struct device_hash *h = to_device_hash(base);
 
-	return check_digest_buffer(h, md_len) ?: hash_feed(h, data, len, md);
+	return device_hash_check_digest_buffer(h, md_len) ?: device_hash_feed(h, data, len, md);
 }
 
-static int hash_final(struct hwoff_hash *base, unsigned char *md, size_t md_len)
+static int device_hash_final(struct hwoff_hash *base, unsigned char *md, size_t md_len)
 {
-	return hash_finup(base, NULL, 0, md, md_len);
+	return device_hash_finup(base, NULL, 0, md, md_len);
 }
 
-static int hash_reset(struct hwoff_hash *base)
+static int device_hash_reset(struct hwoff_hash *base)
 {
-	struct device_hash *h = device_hash(base);
+	struct device_hash *h = to_device_hash(base);
 
 	if (!h->tail_len && !h->lost && !h->state.len_lo && !h->state.len_hi)
 		return 0;
@@ -234,21 +247,21 @@ static int hash_reset(struct hwoff_hash *base)
 	return 0;
 }
 
-static void hash_free(struct device_hash *h)
+static void device_hash_free(struct device_hash *h)
 {
 	hwoff_device_close(&h->s);
 	explicit_bzero(h, sizeof(*h));
 	free(h);
 }
 
-static void hash_close(struct hwoff_hash *base)
+static void device_hash_close(struct hwoff_hash *base)
 {
-	hash_free(device_hash(base));
+	device_hash_free(to_device_hash(base));
 }
 
 /* A context with a session of its own, for a new message: 0, or -errno with err filled. */
-static int hash_alloc(struct device_hash **out, const struct hwoff_alg *alg, const char *driver,
-		      char *err, size_t err_len)
+static int device_hash_alloc(struct device_hash **out, const struct hwoff_alg *alg,
+			     const char *driver, char *err, size_t err_len)
 {
 	/* the tail and a FINAL's bytes are DMA sources: on a block, as the whole context */
 	struct device_hash *h = aligned_alloc(HASH_BLOCK_MAX, sizeof(*h));
@@ -264,38 +277,42 @@ static int hash_alloc(struct device_hash **out, const struct hwoff_alg *alg, con
 	ret = hwoff_device_init(&h->s, alg, driver) ?: hwoff_device_open(&h->s, NULL, 0, NULL);
 	if (ret) {
 		snprintf(err, err_len, "%s", h->s.err);
-		hash_free(h);
+		device_hash_free(h);
 		return ret;
 	}
 	*out = h;
 	return 0;
 }
 
-static int hash_open(struct hwoff_hash **out, const struct hwoff_alg *alg, const char *driver,
-		     const unsigned char *key, size_t key_len, char *err, size_t err_len)
+static int device_hash_open(struct hwoff_hash **out, const struct hwoff_alg *alg,
+			    const char *driver, const unsigned char *key, size_t key_len, char *err,
+			    size_t err_len)
 {
 	struct device_hash *h;
 	int ret;
 
 	(void)key;
 	(void)key_len; /* the device's hashes are the plain ones: no key */
-	ret = hash_alloc(&h, alg, driver, err, err_len);
+	ret = device_hash_alloc(&h, alg, driver, err, err_len);
 	if (!ret)
 		*out = &h->base;
 	return ret;
 }
 
 /* A copy of the message: a session of its own, started from the context's state by SET_STATE. */
-static int hash_dup(struct hwoff_hash **out, struct hwoff_hash *base, char *err, size_t err_len)
+static int device_hash_dup(struct hwoff_hash **out, struct hwoff_hash *base, char *err,
+			   size_t err_len)
 {
-	struct device_hash *h = device_hash(base), *d;
+	struct device_hash *h = to_device_hash(base), *d;
 	int ret;
 
 	if (h->lost) {
-		snprintf(err, err_len, "%s", h->s.err);
+		snprintf(err, err_len,
+			 "%s on %s: an earlier failure lost part of this digest's input",
+			 h->s.alg->name, h->s.driver);
 		return -EIO;
 	}
-	ret = hash_alloc(&d, h->s.alg, h->s.driver, err, err_len);
+	ret = device_hash_alloc(&d, h->s.alg, h->s.driver, err, err_len);
 	if (ret)
 		return ret;
 	memcpy(d->tail, h->tail, h->tail_len);
@@ -306,26 +323,26 @@ static int hash_dup(struct hwoff_hash **out, struct hwoff_hash *base, char *err,
 	return 0;
 }
 
-static const char *hash_error(const struct hwoff_hash *base)
+static const char *device_hash_error(const struct hwoff_hash *base)
 {
-	return device_hash(base)->s.err;
+	return to_device_hash(base)->s.err;
 }
 
 /* The message is the context's, never a descriptor's: a fork cannot orphan it. */
-static bool hash_orphaned(const struct hwoff_hash *base)
+static bool device_hash_orphaned(const struct hwoff_hash *base)
 {
 	(void)base;
 	return false;
 }
 
 const struct hwoff_hash_ops hwoff_device_hash_ops = {
-	.open = hash_open,
-	.dup = hash_dup,
-	.close = hash_close,
-	.update = hash_update,
-	.final = hash_final,
-	.finup = hash_finup,
-	.reset = hash_reset,
-	.error = hash_error,
-	.orphaned = hash_orphaned,
+	.open = device_hash_open,
+	.dup = device_hash_dup,
+	.close = device_hash_close,
+	.update = device_hash_update,
+	.final = device_hash_final,
+	.finup = device_hash_finup,
+	.reset = device_hash_reset,
+	.error = device_hash_error,
+	.orphaned = device_hash_orphaned,
 };

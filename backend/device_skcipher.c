@@ -41,12 +41,17 @@ static int skcipher_fail(struct device_skcipher *c, int ret)
 }
 
 /* After a fork, the child's own session, from the context's IV. */
-static int own_session(struct device_skcipher *c)
+static int skcipher_own_session(struct device_skcipher *c)
 {
+	int ret;
+
 	if (!hwoff_device_forked(&c->s))
 		return 0;
-	c->iv_to_session = false;
-	return skcipher_fail(c, hwoff_device_open(&c->s, c->key, c->key_len, c->iv));
+	ret = hwoff_device_open(&c->s, c->key, c->key_len, c->iv);
+	if (ret)
+		return skcipher_fail(c, ret);
+	c->iv_to_session = false; /* the session starts from c->iv */
+	return 0;
 }
 
 static void skcipher_free(struct device_skcipher *c)
@@ -179,7 +184,7 @@ static int skcipher_crypt(struct hwoff_skcipher *base, bool encrypt, const unsig
 							  len, HWOFF_AES_BLOCK));
 	if (!len)
 		return 0;
-	ret = own_session(c);
+	ret = skcipher_own_session(c);
 	if (ret)
 		return ret;
 	memcpy(next_iv, c->iv, sizeof(next_iv));

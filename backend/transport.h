@@ -20,9 +20,10 @@
  *   contexts may be used by different threads at once without a lock; one context used from two
  *   threads at once needs the caller's lock.
  * - fork(): a context made in the parent keeps working in the child. On its first use there the
- *   child makes its own sockets (same driver, same key; a hash clones its partial state by
- *   accept() on the inherited socket, which is only right while the parent leaves that context
- *   alone until then). The parent's sockets are not touched, and a descriptor number is used or
+ *   child makes its own sockets or device session (same driver, same key; through AF_ALG a hash
+ *   clones its partial state by accept() on the inherited socket, which is only right while the
+ *   parent leaves that context alone until then; through the device it starts from the state
+ *   the context keeps). The parent's sockets are not touched, and a descriptor number is used or
  *   closed in the child only while it is still the socket the context opened: fork() copies the
  *   descriptor table before the memory, so a socket another thread opened or closed in between
  *   leaves the child a number that is closed or another file's, as does a child that closes its
@@ -239,7 +240,7 @@ struct hwoff_transport {
  * first that reaches it.
  */
 #define HWOFF_TRANSPORTS(X) \
-	X(device) /* the bundled engine's own device (device.h): its paths only, ciphers */ \
+	X(device) /* the bundled engine's own device (device.h): its paths only */ \
 	X(afalg) /* last: the kernel's own interface reaches every driver */
 
 #define HWOFF_TRANSPORT_DECLARE(name) extern const struct hwoff_transport hwoff_transport_##name;

@@ -9,12 +9,13 @@
  * while the FIFO is held: a fault there would stall the engine for every user). DMA requests
  * have their pages pinned and mapped in place and go on the ring in the call; the interrupt
  * finishes them (unmapped, the device put back); the pages are unpinned in process context,
- * when the completion is read or the session closed. Each session has a context record of its
- * own in the device's coherent memory, which every DMA request of the session loads: the
- * engine writes a request's output IV, or a hash's length and state, back into it before it
- * loads the next, so a stream's requests chain on the ring without the CPU between them. The CPU
- * writes the record only while none of the session's requests is on the ring: a request that
- * needs another record (the other direction, a hash's FINAL, the message after it) waits.
+ * by the session's work item once the request is done (a WAIT batch's before it returns).
+ * Each session has a context record of its own in the device's coherent memory, which every
+ * DMA request of the session loads: the engine writes a request's output IV, or a hash's length
+ * and state, back into it before it loads the next, so a stream's requests chain on the ring
+ * without the CPU between them. The CPU writes the record only while none of the session's
+ * requests is on the ring: a request that needs another record (the other direction, a hash's
+ * FINAL, the message after it) waits.
  *
  * Lifetime: a session holds its engine's generation and a runtime PM reference
  * (hwoffload_tfm_attach, as a transform does) and its owner's mm; each call and each request in
@@ -22,7 +23,6 @@
  * fails with ENODEV. Nothing but the generation is kept of the device between calls: the fds
  * outlive it.
  */
-#include <crypto/hash.h>
 #include <linux/anon_inodes.h>
 #include <linux/dma-mapping.h>
 #include <linux/file.h>
@@ -106,6 +106,7 @@ struct hwoffload_session {
 	bool ring_failed;		/* one of those failed: the rest ran on a stale record */
 	u64 pinned_pages;		/* held by its requests, charged to mm->pinned_vm */
 	wait_queue_head_t wq;		/* a request finished */
+	struct work_struct unpin_work;	/* finished requests' pages given back before a read */
 };
 
 struct hwoffload_device_req {
@@ -172,32 +173,81 @@ static int hwoffload_device_copy_in(void *dst, size_t ksize, const void __user *
 	return copy_struct_from_user(dst, ksize, src, usize);
 }
 
-/* Give back what a request pinned and charged: in process context (unpinning may sleep). */
-static void hwoffload_device_unpin(struct hwoffload_session *s, struct hwoffload_device_req *r)
-{
-	unsigned int n = r->src_pages + r->dst_pages;
+/* What a request pinned, taken from it under done_lock: its pages are the taker's to unpin. */
+struct hwoffload_device_pins {
+	struct page **pages;
+	unsigned int src_pages;
+	unsigned int dst_pages;
+	bool in_place;
+};
 
-	if (!r->pages)
+static struct hwoffload_device_pins hwoffload_device_take_pins(struct hwoffload_device_req *r)
+{
+	struct hwoffload_device_pins p = { r->pages, r->src_pages, r->dst_pages, r->in_place };
+
+	r->pages = NULL;
+	return p;
+}
+
+/* Give back what a request pinned and charged: in process context (unpinning may sleep). */
+static void hwoffload_device_unpin_pins(struct hwoffload_session *s, struct hwoffload_device_pins p)
+{
+	unsigned int n = p.src_pages + p.dst_pages;
+
+	if (!p.pages)
 		return;
-	if (r->in_place) {
-		unpin_user_pages_dirty_lock(r->pages, r->src_pages, true);
+	if (p.in_place) {
+		unpin_user_pages_dirty_lock(p.pages, p.src_pages, true);
 	} else {
-		unpin_user_pages(r->pages, r->src_pages);
-		unpin_user_pages_dirty_lock(r->pages + r->src_pages, r->dst_pages, true);
+		unpin_user_pages(p.pages, p.src_pages);
+		unpin_user_pages_dirty_lock(p.pages + p.src_pages, p.dst_pages, true);
 	}
 	atomic64_sub(n, &s->mm->pinned_vm);
 	atomic_sub(n, &hwoffload_device_pinned_pages);
 	spin_lock_bh(&s->done_lock);
 	s->pinned_pages -= n;
 	spin_unlock_bh(&s->done_lock);
-	kvfree(r->pages);
-	r->pages = NULL;
+	kvfree(p.pages);
+}
+
+static void hwoffload_device_unpin(struct hwoffload_session *s, struct hwoffload_device_req *r)
+{
+	struct hwoffload_device_pins p;
+
+	spin_lock_bh(&s->done_lock);
+	p = hwoffload_device_take_pins(r);
+	spin_unlock_bh(&s->done_lock);
+	hwoffload_device_unpin_pins(s, p);
+}
+
+/*
+ * The pages of finished requests that wait to be read go back now, so that a caller that
+ * submits and reads late holds no page past its request (the read that follows finds none).
+ */
+static void hwoffload_device_unpin_work(struct work_struct *work)
+{
+	struct hwoffload_session *s = container_of(work, struct hwoffload_session, unpin_work);
+	struct hwoffload_device_pins p;
+	struct hwoffload_device_req *r;
+
+	do {
+		p = (struct hwoffload_device_pins){ 0 };
+		spin_lock_bh(&s->done_lock);
+		list_for_each_entry(r, &s->done, node) {
+			if (r->pages) {
+				p = hwoffload_device_take_pins(r);
+				break;
+			}
+		}
+		spin_unlock_bh(&s->done_lock);
+		hwoffload_device_unpin_pins(s, p);
+	} while (p.pages);
 }
 
 static void hwoffload_device_req_free(struct hwoffload_session *s, struct hwoffload_device_req *r)
 {
 	hwoffload_device_unpin(s, r);
-	kfree(r);
+	kfree_sensitive(r);	/* a digest, a message's state */
 }
 
 /*
@@ -209,8 +259,11 @@ static void hwoffload_device_req_done_locked(struct hwoffload_session *s,
 {
 	lockdep_assert_held(&s->done_lock);
 	r->finished = true;
-	if (!r->waited)
+	if (!r->waited) {
 		list_add_tail(&r->node, &s->done);
+		if (r->pages)
+			schedule_work(&s->unpin_work);
+	}
 	wake_up(&s->wq);
 }
 
@@ -250,8 +303,6 @@ static void hwoffload_device_aes_done(struct hwoffload_session *s, const struct 
 static void hwoffload_device_hash_done(struct hwoffload_session *s, struct hwoffload_device_req *r,
 				       const struct hwe_hash_ctx *rec)
 {
-	struct hwo_hash_state *out = (struct hwo_hash_state *)r->out;
-
 	if (r->op == HWO_OP_FINAL) {
 		memcpy(r->out, rec->state, r->out_len);
 		hwoffload_device_hash_restart(s);
@@ -261,7 +312,7 @@ static void hwoffload_device_hash_done(struct hwoffload_session *s, struct hwoff
 	s->hash_state.len_hi = le64_to_cpu(rec->len_hi);
 	memcpy(s->hash_state.state, rec->state, sizeof(s->hash_state.state));
 	if (r->out_len)
-		*out = s->hash_state;
+		memcpy(r->out, &s->hash_state, sizeof(s->hash_state));
 }
 
 /*
@@ -314,6 +365,7 @@ static const struct hwoffload_dma_ops hwoffload_device_dma_ops = {
 static void hwoffload_device_fill_hash(struct hwoffload_session *s, const struct hwo_request *ureq,
 				       struct hwe_hash_ctx *ctx)
 {
+	BUILD_BUG_ON(sizeof_field(struct hwo_hash_state, state) != sizeof(ctx->state));
 	ctx->cfg = cpu_to_le32(HWE_CFG(HWE_UNIT_HASH, s->hash->hw_alg, 0, 0) |
 			       (ureq->op == HWO_OP_FINAL ? HWE_HASH_FINAL : 0));
 	memset(ctx->reserved, 0, sizeof(ctx->reserved));
@@ -424,6 +476,7 @@ static int hwoffload_device_pio_hash(struct hwoffload_dev *hw, struct hwoffload_
 		hwoffload_device_hash_done(s, r, &ctx);
 		s->state_lost = false;
 	}
+	memzero_explicit(&ctx, sizeof(ctx));
 	return ret;
 }
 
@@ -664,10 +717,12 @@ static int hwoffload_device_check_hash(struct hwoffload_session *s, const struct
 {
 	bool final = ureq->op == HWO_OP_FINAL;
 
+	/* an op of the other family: this session does not offer it */
+	if (ureq->op == HWO_OP_ENCRYPT || ureq->op == HWO_OP_DECRYPT)
+		return -EOPNOTSUPP;
 	if (ureq->op != HWO_OP_UPDATE && !final)
-		return ureq->op == HWO_OP_ENCRYPT || ureq->op == HWO_OP_DECRYPT ? -EOPNOTSUPP
-										 : -EINVAL;
-	if (ureq->flags || ureq->reserved)
+		return -EINVAL;
+	if (ureq->flags || ureq->reserved || memchr_inv(ureq->iv, 0, sizeof(ureq->iv)))
 		return -EINVAL;
 	if (ureq->len > HWOFFLOAD_DEVICE_MAX_REQUEST ||
 	    (!final && (!ureq->len || !IS_ALIGNED(ureq->len, s->hash->blocksize))))
@@ -684,9 +739,10 @@ static int hwoffload_device_check_hash(struct hwoffload_session *s, const struct
 static int hwoffload_device_check_aes(struct hwoffload_session *s, const struct hwo_request *ureq,
 				      bool *aligned)
 {
+	if (ureq->op == HWO_OP_UPDATE || ureq->op == HWO_OP_FINAL)
+		return -EOPNOTSUPP;
 	if (ureq->op != HWO_OP_ENCRYPT && ureq->op != HWO_OP_DECRYPT)
-		return ureq->op == HWO_OP_UPDATE || ureq->op == HWO_OP_FINAL ? -EOPNOTSUPP
-									     : -EINVAL;
+		return -EINVAL;
 	if ((ureq->flags & ~HWO_REQ_SET_IV) || ureq->reserved)
 		return -EINVAL;
 	if (!ureq->len || ureq->len > HWOFFLOAD_DEVICE_MAX_REQUEST ||
@@ -830,6 +886,7 @@ static void hwoffload_device_unwait(struct hwoffload_session *s,
 		if (batch[i]->finished)
 			list_add_tail(&batch[i]->node, &s->done);
 	}
+	schedule_work(&s->unpin_work);
 	spin_unlock_bh(&s->done_lock);
 }
 
@@ -945,7 +1002,8 @@ static long hwoffload_device_state(struct hwoffload_session *s, void __user *arg
 		} else if (s->hash) {
 			ret = hwoffload_device_set_hash_state(s, &st);
 		} else if (st.ctr_offset >= AES_BLOCK_SIZE ||
-			   (st.ctr_offset && s->row->hw_mode != HWE_MODE_CTR)) {
+			   (st.ctr_offset && s->row->hw_mode != HWE_MODE_CTR) ||
+			   memchr_inv(&st.hash, 0, sizeof(st.hash))) {
 			ret = -EINVAL;
 		} else {
 			memcpy(s->iv, st.iv, sizeof(s->iv));
@@ -1061,6 +1119,7 @@ static int hwoffload_session_release(struct inode *inode, struct file *file)
 	struct hwoffload_dev *hw;
 
 	hwoffload_device_quiesce(s);
+	flush_work(&s->unpin_work);
 	list_for_each_entry_safe(r, next, &s->done, node)
 		hwoffload_device_req_free(s, r);
 	hw = hwoffload_dev_get(s->generation);
@@ -1071,9 +1130,8 @@ static int hwoffload_session_release(struct inode *inode, struct file *file)
 	}
 	hwoffload_tfm_detach(s->generation);
 	mmdrop(s->mm);
-	memzero_explicit(s->key, sizeof(s->key));
 	kfree(s->pio_buf);
-	kfree(s);
+	kfree_sensitive(s);	/* the key, the stream's IV or message state */
 	return 0;
 }
 
@@ -1087,45 +1145,28 @@ static const struct file_operations hwoffload_session_fops = {
 	.llseek = noop_llseek,
 };
 
-/*
- * A hash session's initial chaining words, from the generic C driver's state after no data: a
- * message starts from them with length 0, as from any saved state, so the engine's INIT (which
- * the CPU would have to clear in the record between two requests) is never needed.
- */
-static int hwoffload_device_hash_init(struct hwoffload_session *s)
-{
-	struct crypto_shash *generic = hwoffload_hash_generic_alloc(s->hash);
-	int ret;
-
-	if (IS_ERR(generic))
-		return PTR_ERR(generic) == -ENOMEM ? -ENOMEM : -EOPNOTSUPP;
-	{
-		SHASH_DESC_ON_STACK(desc, generic);
-
-		desc->tfm = generic;
-		ret = hwoffload_hash_generic_state(desc, s->hash, NULL, 0, s->hash_initial);
-		shash_desc_zero(desc);
-	}
-	crypto_free_shash(generic);
-	if (ret)
-		return ret == -ENOMEM ? -ENOMEM : -EOPNOTSUPP;
-	hwoffload_device_hash_restart(s);
-	return 0;
-}
-
 /* The session's algorithm: an AES row (key 16, 24 or 32 bytes) or a hash (no key, no IV). */
 static int hwoffload_device_session_alg(struct hwoffload_session *s,
 					const struct hwo_session_new *sn)
 {
 	if (sn->alg < ARRAY_SIZE(hwoffload_device_hashes) && hwoffload_device_hashes[sn->alg]) {
 		s->hash = hwoffload_hash_info_of(hwoffload_device_hashes[sn->alg]);
+		if (WARN_ON(!s->hash))
+			return -EINVAL;
 		if (sn->key_len)
 			return -EKEYREJECTED;
 		if (memchr_inv(sn->iv, 0, sizeof(sn->iv)))
 			return -EINVAL;
 		s->stream = true;
 		s->record_op = HWO_OP_UPDATE;
-		return hwoffload_device_hash_init(s);
+		/*
+		 * A message starts from the initial chaining words and length 0, as from any
+		 * saved state: the engine's INIT, which the CPU would have to clear in the record
+		 * between two requests, is never needed.
+		 */
+		hwoffload_hash_initial_state(s->hash, s->hash_initial);
+		hwoffload_device_hash_restart(s);
+		return 0;
 	}
 	if (sn->alg >= ARRAY_SIZE(hwoffload_device_modes) || !hwoffload_device_modes[sn->alg])
 		return -EINVAL;
@@ -1169,6 +1210,7 @@ static int hwoffload_device_new_session(unsigned long generation, void __user *a
 	spin_lock_init(&s->done_lock);
 	INIT_LIST_HEAD(&s->done);
 	init_waitqueue_head(&s->wq);
+	INIT_WORK(&s->unpin_work, hwoffload_device_unpin_work);
 
 	ret = hwoffload_tfm_attach(&s->generation, s->hash ? HWE_CAP_HASH : 0);
 	if (ret == -ENODEV && s->hash) {
@@ -1212,9 +1254,8 @@ static int hwoffload_device_new_session(unsigned long generation, void __user *a
 err_detach:
 	hwoffload_tfm_detach(s->generation);
 err_free:
-	memzero_explicit(s->key, sizeof(s->key));
 	kfree(s->pio_buf);
-	kfree(s);
+	kfree_sensitive(s);
 	return ret;
 }
 

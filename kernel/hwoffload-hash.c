@@ -66,40 +66,40 @@ const struct hwoffload_hash_info *hwoffload_hash_info_of(u32 hw_alg)
 	return NULL;
 }
 
-struct crypto_shash *hwoffload_hash_generic_alloc(const struct hwoffload_hash_info *h)
+void hwoffload_hash_words_to_state(const struct hwoffload_hash_info *h, const void *words,
+					  u8 *state)
 {
-	char generic[CRYPTO_MAX_ALG_NAME];
+	unsigned int i;
 
-	snprintf(generic, sizeof(generic), "%s-generic", h->name);
-	return crypto_alloc_shash(generic, 0, 0);
+	memset(state, 0, HWE_HASH_STATE_SIZE);
+	for (i = 0; i < h->words; i++) {
+		if (h->word_size == 8)
+			put_unaligned_be64(((const u64 *)words)[i], state + 8 * i);
+		else if (h->little_endian)
+			put_unaligned_le32(((const u32 *)words)[i], state + 4 * i);
+		else
+			put_unaligned_be32(((const u32 *)words)[i], state + 4 * i);
+	}
 }
 
-int hwoffload_hash_generic_state(struct shash_desc *desc, const struct hwoffload_hash_info *h,
-				 const u8 *data, unsigned int len, u8 *state)
+void hwoffload_hash_initial_state(const struct hwoffload_hash_info *h, u8 *state)
 {
-	union {
-		struct md5_state md5;
-		struct sha1_state sha1;
-		struct sha256_state sha256;
-		struct sha512_state sha512;
-	} exported;
-	unsigned int i;
-	int ret;
+	static const u32 md5[] = { MD5_H0, MD5_H1, MD5_H2, MD5_H3 };
+	static const u32 sha1[] = { SHA1_H0, SHA1_H1, SHA1_H2, SHA1_H3, SHA1_H4 };
+	static const u32 sha224[] = { SHA224_H0, SHA224_H1, SHA224_H2, SHA224_H3,
+				      SHA224_H4, SHA224_H5, SHA224_H6, SHA224_H7 };
+	static const u32 sha256[] = { SHA256_H0, SHA256_H1, SHA256_H2, SHA256_H3,
+				      SHA256_H4, SHA256_H5, SHA256_H6, SHA256_H7 };
+	static const u64 sha384[] = { SHA384_H0, SHA384_H1, SHA384_H2, SHA384_H3,
+				      SHA384_H4, SHA384_H5, SHA384_H6, SHA384_H7 };
+	static const u64 sha512[] = { SHA512_H0, SHA512_H1, SHA512_H2, SHA512_H3,
+				      SHA512_H4, SHA512_H5, SHA512_H6, SHA512_H7 };
+	static const void *const initial[] = {
+		[HWE_HASH_MD5] = md5,	    [HWE_HASH_SHA1] = sha1,	[HWE_HASH_SHA224] = sha224,
+		[HWE_HASH_SHA256] = sha256, [HWE_HASH_SHA384] = sha384, [HWE_HASH_SHA512] = sha512,
+	};
 
-	ret = crypto_shash_init(desc) ?: crypto_shash_update(desc, data, len) ?:
-	      crypto_shash_export(desc, &exported);
-	memset(state, 0, HWE_HASH_STATE_SIZE);
-	/* the state words lead every generic export */
-	for (i = 0; !ret && i < h->words; i++) {
-		if (h->word_size == 8)
-			put_unaligned_be64(((u64 *)&exported)[i], state + 8 * i);
-		else if (h->little_endian)
-			put_unaligned_le32(((u32 *)&exported)[i], state + 4 * i);
-		else
-			put_unaligned_be32(((u32 *)&exported)[i], state + 4 * i);
-	}
-	memzero_explicit(&exported, sizeof(exported));
-	return ret;
+	hwoffload_hash_words_to_state(h, initial[h->hw_alg], state);
 }
 
 static struct hwoffload_hash_tfm_ctx *hwoffload_hash_ctx(struct ahash_request *req)

@@ -6,15 +6,20 @@
  * opad blocks with the generic C hash (a block each, once per key); the hash file starts a
  * stream from the ipad state and ends it with the outer hash from the opad state.
  */
-#include <crypto/hash.h>
 #include <crypto/hmac.h>
+#include <crypto/md5.h>
+#include <crypto/sha1.h>
+#include <crypto/sha2.h>
 
 #include "hwoffload.h"
 
-/* The generic C hash of an HMAC transform: its export is what we read. */
+/* The generic C hash of an HMAC transform, by driver name: its export is what we read. */
 int hwoffload_hmac_init_tfm(struct hwoffload_hash_tfm_ctx *ctx)
 {
-	ctx->generic = hwoffload_hash_generic_alloc(ctx->info);
+	char generic[CRYPTO_MAX_ALG_NAME];
+
+	snprintf(generic, sizeof(generic), "%s-generic", ctx->info->name);
+	ctx->generic = crypto_alloc_shash(generic, 0, 0);
 	return PTR_ERR_OR_ZERO(ctx->generic);
 }
 
@@ -22,14 +27,26 @@ int hwoffload_hmac_init_tfm(struct hwoffload_hash_tfm_ctx *ctx)
 static int hwoffload_hmac_pad_state(struct shash_desc *desc, const struct hwoffload_hash_info *h,
 				    const u8 *key, u8 fill, u8 *state)
 {
+	union {
+		struct md5_state md5;
+		struct sha1_state sha1;
+		struct sha256_state sha256;
+		struct sha512_state sha512;
+	} exported;
 	u8 block[HWE_HASH_BLOCK_MAX];
 	unsigned int i;
 	int ret;
 
 	for (i = 0; i < h->blocksize; i++)
 		block[i] = key[i] ^ fill;
-	ret = hwoffload_hash_generic_state(desc, h, block, h->blocksize, state);
+	ret = crypto_shash_init(desc) ?: crypto_shash_update(desc, block, h->blocksize) ?:
+	      crypto_shash_export(desc, &exported);
+	if (ret)
+		memset(state, 0, HWE_HASH_STATE_SIZE);
+	else
+		hwoffload_hash_words_to_state(h, &exported, state);
 	memzero_explicit(block, sizeof(block));
+	memzero_explicit(&exported, sizeof(exported));
 	return ret;
 }
 

@@ -552,14 +552,14 @@ void hwoffload_aes_alg_base_init(struct crypto_alg *base, const char *mode,
 
 /* hwoffload-hash.c: the HASH() row of an engine hash algorithm (HWE_HASH_*), or NULL */
 const struct hwoffload_hash_info *hwoffload_hash_info_of(u32 hw_alg);
-/* The kernel's generic C driver of @h, by driver name ("sha256-generic"), or an ERR_PTR. */
-struct crypto_shash *hwoffload_hash_generic_alloc(const struct hwoffload_hash_info *h);
 /*
- * The chaining state after @len bytes of @data (0: the algorithm's initial value), by the
- * generic C hash of @desc, in the engine's layout (ENGINE.md section 11).
+ * The chaining words in CPU order (as a generic C driver's export leads with them), in the
+ * engine's layout (ENGINE.md section 11).
  */
-int hwoffload_hash_generic_state(struct shash_desc *desc, const struct hwoffload_hash_info *h,
-				 const u8 *data, unsigned int len, u8 *state);
+void hwoffload_hash_words_to_state(const struct hwoffload_hash_info *h, const void *words,
+				   u8 *state);
+/* The algorithm's initial chaining words, in the engine's layout: a message not started. */
+void hwoffload_hash_initial_state(const struct hwoffload_hash_info *h, u8 *state);
 
 /* hwoffload-hmac.c */
 int hwoffload_hmac_setkey(struct crypto_ahash *tfm, const u8 *key, unsigned int keylen);

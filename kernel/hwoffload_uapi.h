@@ -22,15 +22,15 @@
  *   EFAULT        a buffer that is not mapped, not readable or (a destination) not writable, or
  *                 an address + length that wraps
  *   EADDRNOTAVAIL a DMA request whose addresses or length break the engine's alignment (a
- *                 hash's source: its block size)
+ *                 hash's source: its block size, but for an empty FINAL)
  *   EADDRINUSE    a source and destination that overlap without being equal
  *   EAGAIN        a session with max_inflight requests unread; read() with none done on a
  *                 non-blocking fd
  *   ENOBUFS       more pinned memory than RLIMIT_MEMLOCK or max_pinned_bytes allows
  *   ENOSPC        the engine has max_sessions sessions open
- *   EPIPE         a CBC or CTR request without SET_IV, or a hash's request, after one of the
- *                 session failed: the stream's state is lost (also GET_STATE then) until
- *                 SET_IV or SET_STATE gives it one
+ *   EPIPE         a CBC or CTR request without SET_IV, or a hash's request, after a DMA
+ *                 request of the session failed: the stream's state is lost (also GET_STATE
+ *                 then) until SET_IV or SET_STATE gives it one
  *   EPROTO        a state blob of another algorithm or version
  *   EPERM         a session used by another process than its owner (a forked child)
  *   ENODEV        the session's engine was unbound
@@ -111,7 +111,9 @@ enum hwo_op {
  * writes the IV back into the session's record; CTR continues mid-block), unless SET_IV. A hash
  * session's requests are the UPDATEs and the FINAL of one message, then of the next: an UPDATE's
  * dst, unless 0, receives the message's struct hwo_hash_state after it (so that a caller keeps
- * what a forked child needs), a FINAL's dst the digest; both when the completion is read.
+ * what a forked child needs; the next request of the session waits for such an UPDATE, as for
+ * a FINAL), a FINAL's dst the digest; both when the completion is read (a fault there is its
+ * status, EFAULT, the request having taken effect). A hash's iv is zero.
  */
 struct hwo_request {
 	__u64 user_data;	/* echoed in the completion */

@@ -9,8 +9,9 @@
  *   the whole; CTR continues mid-block from PIO to DMA; in place and apart;
  * - requests in flight: a batch of 16 DMA requests of one CBC-encrypt stream, completions read
  *   by poll() and read(), equal to one encryption of the whole; the DMA path pins and maps the
- *   caller's pages (device_dma_requests grows, no bounce), and unpins them all: debugfs
- *   pinned_pages back to 0, /proc/vmstat's nr_foll_pin_acquired and _released grow alike;
+ *   caller's pages (device_dma_requests grows, no bounce), and unpins them all as the requests
+ *   finish, before their completions are read: debugfs pinned_pages back to 0,
+ *   /proc/vmstat's nr_foll_pin_acquired and _released grow alike;
  * - GET_STATE and SET_STATE carry a stream over to another session;
  * - every hash (MD5, SHA-1, SHA-2) on every path: messages of UPDATEs of random lengths and a
  *   FINAL with the tail, several messages per session, the empty message, a batch of UPDATEs in
@@ -395,6 +396,13 @@ START_TEST(in_flight)
 	}
 	ck_assert_int_eq(submit_try(s, reqs, N, 0, NULL, &taken), 0);
 	ck_assert_uint_eq(taken, N);
+	/* done and not read yet: their pages are back already */
+	for (i = 0; i < 3000 && pinned_pages(); i++)
+		usleep(10000);
+	ck_assert_msg(!pinned_pages(),
+		      "%lld pages pinned 30 s after the batch, its completions "
+		      "unread",
+		      pinned_pages());
 	read_completions(s, c, N);
 	for (i = 0; i < N; i++) {
 		ck_assert_uint_eq(c[i].user_data, 1000 + i);
