@@ -87,16 +87,11 @@ struct cipher {
 	struct hwoff_skcipher *device;
 };
 
-static bool is_device(const char *driver)
-{
-	return hwoff_transport_of(driver) == &hwoff_transport_device;
-}
-
 /* @driver opened into @c; false, with the driver and the reason in @why, when it is not there. */
 static bool open_cipher(struct cipher *c, const char *driver, char *why, size_t why_len)
 {
 	*c = (struct cipher){ NULL, NULL };
-	if (is_device(driver))
+	if (bench_is_device(driver))
 		return !hwoff_skcipher_new(&c->device, hwoff_alg_by_name("AES-128-CBC"), driver,
 					   key, KEY_LEN, why, why_len);
 	if (kcapi_cipher_init(&c->kcapi, driver, 0)) {
@@ -158,7 +153,7 @@ static const char *label(const char *driver, char *buf, size_t size)
 	const char *dash = strstr(driver, "-aes-"), *paren = strchr(driver, '(');
 
 	if (dash)
-		snprintf(buf, size, "%s%s", is_device(driver) ? "dev." : "", dash + 5);
+		snprintf(buf, size, "%s%s", bench_is_device(driver) ? "dev." : "", dash + 5);
 	else if (paren)
 		snprintf(buf, size, "%.*s", (int)strcspn(paren + 1, ")"), paren + 1);
 	else
@@ -264,7 +259,7 @@ static const char *const chain_stats[CHAIN_STATS] = {
 
 static const char *chain_stat(const char *driver, unsigned int stat)
 {
-	if (stat == DMA_REQUESTS && is_device(driver))
+	if (stat == DMA_REQUESTS && bench_is_device(driver))
 		return "device_dma_requests";
 	return chain_stats[stat];
 }

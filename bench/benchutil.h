@@ -16,6 +16,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "backend/transport.h"
+
 #define PAGE_SIZE   4096
 #define MAX_DRIVERS 8
 #define MAX_SIZES   8
@@ -75,5 +77,15 @@ void print_table(const char *title, char **drivers, unsigned int ndrivers,
 void parse_sizes(char *list, size_t step);
 /* -t SECONDS, -r ROUNDS, -s SIZE,... (multiples of @step): 1 if @opt was one of them. */
 int bench_option(int opt, char *arg, size_t step);
+
+/*
+ * Whether @driver names a path of the engine's own device ("dev.NODE.DRIVER"), which the
+ * backend's transport reaches, rather than an AF_ALG driver. Inline: only the benchmarks that
+ * use it link the backend.
+ */
+static inline bool bench_is_device(const char *driver)
+{
+	return hwoff_transport_of(driver) == &hwoff_transport_device;
+}
 
 #endif

@@ -12,6 +12,11 @@
  *	("dev.hwoffload0.cbc-aes-hwoffload-dma", backend/device.c) one ioctl per operation, its
  *	requests in flight together. :split=N makes an operation N calls of BYTES/N, one after
  *	the other (against one call whose requests are in flight together).
+ *	DRIVER "provider.MODE" is the whole provider instead: hwoffload.so loaded in a library
+ *	context of its own beside the default provider, with HWOFFLOAD_MODE=MODE and fallback off
+ *	(from HWOFFLOAD_PROVIDER_DIR, else provider/.libs), one EVP_CipherUpdate() per call on one
+ *	context. It is measured as a device case (below): the device is where the provider sends
+ *	the engine's requests, and it fails if none of them reached the device.
  *
  * One clock: user space reads CLOCK_MONOTONIC around each operation, the driver stamps every
  * skcipher request with ktime_get_ns(), the same clock (debugfs "requests": entry, start in the
@@ -43,7 +48,8 @@
  *
  * A device case is timed whole: its requests overlap on the ring, and the driver logs only
  * AF_ALG's. Its engine time is the engine's busy counters (debugfs stats) over the batch, its
- * requests the driver's device_* counts, each per operation; its bound as above.
+ * requests the driver's device_* counts, each per operation; its bound as above. The last row,
+ * speed/bound, is the bound over the total: the operation's speed as a share of the bound's.
  *
  * Operations run in batches of up to MAX_BATCH back to back, each timed, after one more that
  * is not (the first after a read of the log runs cold); the driver's log is read after each
@@ -54,7 +60,9 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <openssl/err.h>
 #include <openssl/evp.h>
+#include <openssl/provider.h>
 #include <openssl/rand.h>
 #include <stdbool.h>
 #include <stdint.h>
@@ -68,9 +76,12 @@
 #include "bench/benchutil.h"
 
 #define KEY_LEN	  16
-#define MAX_CASES 8
+#define MAX_CASES 12
 #define MAX_RECS  64 /* HWOFFLOAD_REQ_LOG in the driver */
 #define MAX_BATCH 8 /* operations timed back to back between two reads of the driver's log */
+
+/* A case's DRIVER "provider.MODE": the whole of hwoffload.so in that mode */
+#define PROVIDER_CASE "provider."
 
 static const uint8_t key[KEY_LEN] = "0123456789abcdef";
 static const uint8_t iv[16] = "fedcba9876543210";
@@ -114,9 +125,14 @@ struct bench_case {
 	size_t len;
 	bool decrypt;
 	bool engine; /* a hwoffload driver: the driver's records and the engine's counters */
-	bool device; /* through the engine's own device: timed whole, counters only */
+	bool device; /* through the engine's own device (a path of it, or the provider's): timed
+		      * whole, counters only */
 	unsigned int split; /* calls per operation, each waited for: none in flight together */
-	struct hwoff_skcipher *ctx;
+	struct hwoff_skcipher *ctx; /* by the transport; NULL for the provider */
+	/* the provider: its library context, the providers loaded there, the cipher's context */
+	OSSL_LIB_CTX *libctx;
+	OSSL_PROVIDER *hwoffload, *fallback;
+	EVP_CIPHER_CTX *evp;
 	double *phase[PHASE_COUNT]; /* µs per operation; PHASE_BOUND filled in at the end */
 	double *requests; /* kernel requests per operation */
 	double *dma_requests; /* of them by DMA */
@@ -209,14 +225,28 @@ static void run_probe(void)
 	nprobes++;
 }
 
-/* One operation: one call of the transport, or c->split calls one after the other. */
+/*
+ * One operation: one call of the transport or of the provider, or c->split calls one after the
+ * other.
+ */
 static void run_op(struct bench_case *c)
 {
 	size_t part = c->len / c->split;
+	int outl;
 
-	for (unsigned int i = 0; i < c->split; i++)
-		if (hwoff_skcipher_crypt(c->ctx, !c->decrypt, in + i * part, out + i * part, part))
-			die("%s", hwoff_skcipher_error(c->ctx));
+	for (unsigned int i = 0; i < c->split; i++) {
+		if (!c->evp) {
+			if (hwoff_skcipher_crypt(c->ctx, !c->decrypt, in + i * part, out + i * part,
+						 part))
+				die("%s", hwoff_skcipher_error(c->ctx));
+		} else if (!EVP_CipherUpdate(c->evp, out + i * part, &outl, in + i * part,
+					     (int)part) ||
+			   outl != (int)part) {
+			ERR_print_errors_fp(stderr);
+			die("%s: an update of %zu bytes failed or held bytes back", c->driver,
+			    part);
+		}
+	}
 }
 
 /* A benchmark of wrong results would be worthless: check each case once against OpenSSL. */
@@ -314,6 +344,8 @@ static void measure_device_batch(struct bench_case *c, unsigned int count)
 		t1[b] = now_ns();
 	}
 	device_counters(&busy, &pio, &dma);
+	if (pio == pio0 && dma == dma0)
+		die("%s: no request reached the engine's device", c->driver);
 	for (b = 0; b < count; b++) {
 		unsigned int op = c->ops++;
 
@@ -381,11 +413,68 @@ static void fill_bounds(struct bench_case *c)
 					    c->dma_requests[op] * dma + c->phase[PHASE_ENGINE][op];
 }
 
+/*
+ * @c through hwoffload.so loaded in @mode (fallback off) into a library context of its own
+ * beside the default provider, as the provider's tests load it: a context keyed, its IV set.
+ */
+static void open_provider(struct bench_case *c, const char *mode)
+{
+	const char *dir = getenv("HWOFFLOAD_PROVIDER_DIR");
+	EVP_CIPHER *cipher = NULL;
+
+	setenv("HWOFFLOAD_MODE", mode, 1);
+	setenv("HWOFFLOAD_FALLBACK", "no", 1);
+	c->libctx = OSSL_LIB_CTX_new();
+	if (!c->libctx ||
+	    !OSSL_PROVIDER_set_default_search_path(c->libctx, dir ? dir : "provider/.libs") ||
+	    !(c->fallback = OSSL_PROVIDER_load(c->libctx, "default")) ||
+	    !(c->hwoffload = OSSL_PROVIDER_load(c->libctx, "hwoffload")) ||
+	    !(cipher = EVP_CIPHER_fetch(c->libctx, "AES-128-CBC", "provider=hwoffload")) ||
+	    !(c->evp = EVP_CIPHER_CTX_new()) ||
+	    !EVP_CipherInit_ex2(c->evp, cipher, key, iv, !c->decrypt, NULL) ||
+	    !EVP_CIPHER_CTX_set_padding(c->evp, 0)) {
+		ERR_print_errors_fp(stderr);
+		die("%s: cannot set up AES-128-CBC through hwoffload.so in mode %s", c->driver,
+		    mode);
+	}
+	EVP_CIPHER_free(cipher);
+	unsetenv("HWOFFLOAD_MODE");
+	unsetenv("HWOFFLOAD_FALLBACK");
+}
+
+/* @c by the provider's transport to its driver: a context keyed, its IV set. */
+static void open_transport(struct bench_case *c)
+{
+	char err[HWOFF_TRANSPORT_ERROR_MAX];
+	unsigned int k;
+
+	if (hwoff_skcipher_new(&c->ctx, hwoff_alg_by_name("AES-128-CBC"), c->driver, key, KEY_LEN,
+			       err, sizeof(err)))
+		die("%s", err);
+	if (hwoff_skcipher_set_iv(c->ctx, iv, sizeof(iv)))
+		die("%s: cannot set the IV", c->driver);
+	k = (c->len + hwoff_skcipher_chunk_bytes(c->ctx) - 1) / hwoff_skcipher_chunk_bytes(c->ctx);
+	c->batch = MAX_RECS / k - 1 < MAX_BATCH ? MAX_RECS / k - 1 : MAX_BATCH;
+	if (c->batch < 1)
+		die("%s: %zu bytes take more kernel requests than the driver's log keeps",
+		    c->driver, c->len);
+}
+
+static void close_case(struct bench_case *c)
+{
+	hwoff_skcipher_free(c->ctx);
+	EVP_CIPHER_CTX_free(c->evp);
+	if (c->hwoffload)
+		OSSL_PROVIDER_unload(c->hwoffload);
+	if (c->fallback)
+		OSSL_PROVIDER_unload(c->fallback);
+	OSSL_LIB_CTX_free(c->libctx);
+}
+
 static void parse_case(char *spec)
 {
 	struct bench_case *c = &cases[ncases];
 	char *rest = spec, *bytes, *opt, *tail;
-	char err[HWOFF_TRANSPORT_ERROR_MAX];
 	unsigned int k;
 
 	if (ncases == MAX_CASES)
@@ -411,18 +500,15 @@ static void parse_case(char *spec)
 		    c->split);
 	if (c->len > max_size)
 		max_size = c->len;
-	c->engine = strstr(c->driver, "hwoffload") != NULL;
-	c->device = !strncmp(c->driver, "dev.", 4);
-	if (hwoff_skcipher_new(&c->ctx, hwoff_alg_by_name("AES-128-CBC"), c->driver, key, KEY_LEN,
-			       err, sizeof(err)))
-		die("%s", err);
-	if (hwoff_skcipher_set_iv(c->ctx, iv, sizeof(iv)))
-		die("%s: cannot set the IV", c->driver);
-	k = (c->len + hwoff_skcipher_chunk_bytes(c->ctx) - 1) / hwoff_skcipher_chunk_bytes(c->ctx);
-	c->batch = MAX_RECS / k - 1 < MAX_BATCH ? MAX_RECS / k - 1 : MAX_BATCH;
-	if (c->batch < 1)
-		die("%s: %zu bytes take more kernel requests than the driver's log keeps",
-		    c->driver, c->len);
+	if (!strncmp(c->driver, PROVIDER_CASE, strlen(PROVIDER_CASE))) {
+		c->engine = c->device = true;
+		c->batch = MAX_BATCH;
+		open_provider(c, c->driver + strlen(PROVIDER_CASE));
+	} else {
+		c->engine = strstr(c->driver, "hwoffload") != NULL;
+		c->device = !strncmp(c->driver, "dev.", 4);
+		open_transport(c);
+	}
 	for (k = 0; k < PHASE_COUNT; k++)
 		c->phase[k] = alloc_figures(operations);
 	c->requests = alloc_figures(operations);
@@ -438,14 +524,14 @@ static void case_label(const struct bench_case *c, char *buf, size_t size)
 
 	if (c->split > 1)
 		snprintf(split, sizeof(split), "/%u", c->split);
-	snprintf(buf, size, "%s%s %zu%s%s", c->device ? "dev " : "", dash ? dash + 5 : c->driver,
-		 c->len, split, c->decrypt ? " dec" : "");
+	snprintf(buf, size, "%s%s %zu%s%s", c->device && !c->evp ? "dev " : "",
+		 dash ? dash + 5 : c->driver, c->len, split, c->decrypt ? " dec" : "");
 }
 
-/* A device case has its total and the engine's part only. */
+/* A device case has its total, the engine's part and the bound only. */
 static bool shown(const struct bench_case *c, unsigned int phase)
 {
-	return !c->device || phase == PHASE_TOTAL || phase == PHASE_ENGINE;
+	return !c->device || phase == PHASE_TOTAL || phase == PHASE_ENGINE || phase == PHASE_BOUND;
 }
 
 static void print_tables(void)
@@ -461,7 +547,8 @@ static void print_tables(void)
 	       median_of(probe[PIO_ENGINE], nprobes), median_of(probe[DMA_ROUND_TRIP], nprobes),
 	       median_of(probe[DMA_ENGINE], nprobes), median_of(probe[DMA_THREAD], nprobes));
 	printf("\nAES-128-CBC by the provider's transports (dev: the engine's own device, else "
-	       "AF_ALG), median µs per operation (%u operations per case)\n%-12s",
+	       "AF_ALG; provider.MODE: the whole of hwoffload.so in that mode), median µs per "
+	       "operation (%u operations per case)\n%-12s",
 	       operations, "phase");
 	for (i = 0; i < ncases; i++) {
 		case_label(&cases[i], label, sizeof(label));
@@ -511,13 +598,23 @@ static void print_tables(void)
 			else
 				printf(" %13s", "-");
 	}
+	printf("\n%-12s", "speed/bound");
+	for (i = 0; i < ncases; i++) {
+		double total = median_of(cases[i].phase[PHASE_TOTAL], cases[i].ops);
+
+		if (cases[i].engine && bound[i] > 0)
+			print_figure(bound[i] / total, 13);
+		else
+			printf(" %13s", "-");
+	}
 	printf("\n");
 }
 
 static void usage(void)
 {
 	fputs("usage: request_cost [-n OPERATIONS] [-r ROUNDS] [-p PROBES] "
-	      "DRIVER:BYTES[:decrypt][:split=N]...\n",
+	      "DRIVER:BYTES[:decrypt][:split=N]... (DRIVER: a driver, dev.NODE.DRIVER or "
+	      "provider.MODE)\n",
 	      stderr);
 	exit(2);
 }
@@ -571,7 +668,7 @@ int main(int argc, char **argv)
 	}
 	print_tables();
 	for (i = 0; i < ncases; i++)
-		hwoff_skcipher_free(cases[i].ctx);
+		close_case(&cases[i]);
 	free(in);
 	free(out);
 	return 0;
