@@ -341,6 +341,8 @@ static void hwoffload_device_finish(struct hwoffload_dev *hw, struct hwoffload_d
 	} else {
 		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DEVICE_DMA_REQUESTS);
 		hwoffload_stat_add(hw, HWOFFLOAD_STAT_DEVICE_DMA_BYTES, r->len);
+		if (s->hash)
+			hwoffload_stat_add(hw, HWOFFLOAD_STAT_DEVICE_HASH_BYTES, r->len);
 	}
 	if (!--s->on_ring) {
 		if (s->ring_failed)
@@ -502,6 +504,8 @@ static int hwoffload_device_pio(struct hwoffload_dev *hw, struct hwoffload_sessi
 	} else {
 		hwoffload_stat_inc(hw, HWOFFLOAD_STAT_DEVICE_PIO_REQUESTS);
 		hwoffload_stat_add(hw, HWOFFLOAD_STAT_DEVICE_PIO_BYTES, ureq->len);
+		if (s->hash)
+			hwoffload_stat_add(hw, HWOFFLOAD_STAT_DEVICE_HASH_BYTES, ureq->len);
 	}
 	spin_lock_bh(&s->done_lock);
 	hwoffload_device_req_done_locked(s, r);

@@ -56,6 +56,7 @@
 	X(DEVICE_PIO_UNALIGNED, "device_pio_unaligned")					\
 	X(DEVICE_DMA_REQUESTS, "device_dma_requests")					\
 	X(DEVICE_DMA_BYTES, "device_dma_bytes")						\
+	X(DEVICE_HASH_BYTES, "device_hash_bytes")					\
 	X(DEVICE_ERRORS, "device_errors")						\
 	X(RESETS, "resets")								\
 	X(RESET_FAILURES, "reset_failures")						\
