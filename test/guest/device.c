@@ -251,6 +251,21 @@ START_TEST(info_and_node)
 END_TEST
 
 /*
+ * A session of @path sent @pio requests by PIO and @dma by DMA (as their completions said): a
+ * PIO or DMA session's by that path alone, auto's by both; the driver counted them, from
+ * @pio0 and @dma0.
+ */
+static void assert_paths_taken(uint32_t path, int pio, int dma, long long pio0, long long dma0)
+{
+	ck_assert_msg(path != HWO_PATH_PIO || !dma, "a PIO session's request went by DMA");
+	ck_assert_msg(path != HWO_PATH_DMA || !pio, "a DMA session's request went by PIO");
+	ck_assert_msg(path != HWO_PATH_AUTO || (pio && dma), "auto: %d by PIO, %d by DMA", pio,
+		      dma);
+	ck_assert_stat_grew("device_pio_requests", pio0, pio);
+	ck_assert_stat_grew("device_dma_requests", dma0, dma);
+}
+
+/*
  * One stream per mode, path and direction: random request lengths (whole blocks but for CTR;
  * aligned for DMA), in place or apart, equal to one reference pass over the whole.
  */
@@ -304,12 +319,7 @@ START_TEST(streams)
 		dma += took == HWO_PATH_DMA;
 	}
 	ck_assert_bytes_eq("stream", out, want, total);
-	ck_assert_msg(path != HWO_PATH_PIO || !dma, "a PIO session's request went by DMA");
-	ck_assert_msg(path != HWO_PATH_DMA || !pio, "a DMA session's request went by PIO");
-	ck_assert_msg(path != HWO_PATH_AUTO || (pio && dma), "auto: %d by PIO, %d by DMA", pio,
-		      dma);
-	ck_assert_stat_grew("device_pio_requests", pio0, pio);
-	ck_assert_stat_grew("device_dma_requests", dma0, dma);
+	assert_paths_taken(path, pio, dma, pio0, dma0);
 	ck_assert_stat_same("dma_bounces", bounces0);
 	close(s);
 	ck_assert_int_eq(pinned_pages(), 0);
@@ -728,12 +738,7 @@ START_TEST(hashes)
 			      "%s %s: the digest of %zu bytes differs", alg_names[alg],
 			      path_names[path], lens[k]);
 	}
-	ck_assert_msg(path != HWO_PATH_PIO || !dma, "a PIO session's request went by DMA");
-	ck_assert_msg(path != HWO_PATH_DMA || !pio, "a DMA session's request went by PIO");
-	ck_assert_msg(path != HWO_PATH_AUTO || (pio && dma), "auto: %d by PIO, %d by DMA", pio,
-		      dma);
-	ck_assert_stat_grew("device_pio_requests", pio0, pio);
-	ck_assert_stat_grew("device_dma_requests", dma0, dma);
+	assert_paths_taken(path, pio, dma, pio0, dma0);
 	close(s);
 	ck_assert_int_eq(pinned_pages(), 0);
 	close(dev);
