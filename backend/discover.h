@@ -97,7 +97,7 @@ bool hwoff_discovery_has_device(const struct hwoff_discovery *d);
  * name: the same engine path without the socket's copies), or NULL.
  */
 const struct hwoff_impl *hwoff_discovery_device_twin(const struct hwoff_discovery *d,
-						      const struct hwoff_impl *impl);
+						     const struct hwoff_impl *impl);
 
 /*
  * Ask crypto_user netlink (CRYPTO_MSG_GETALG) for each implementation's flags and record them;

@@ -493,8 +493,8 @@ void hwoff_table_mark_afalg_paths_unusable(struct hwoff_table *t, const char *re
 			hwoff_path_mark_unusable(&t->paths[p], reason);
 }
 
-void hwoff_table_afalg_paths_to_software(struct hwoff_table *t, const char *reason,
-					 char *warnings, size_t warnings_len)
+void hwoff_table_afalg_paths_to_software(struct hwoff_table *t, const char *reason, char *warnings,
+					 size_t warnings_len)
 {
 	hwoff_table_mark_afalg_paths_unusable(t, reason);
 	for (unsigned int p = 1; p < t->path_count; p++) {
@@ -513,10 +513,11 @@ void hwoff_table_afalg_paths_to_software(struct hwoff_table *t, const char *reas
 			merge_ranges(e);
 		}
 		if (used)
-			hwoff_appendf(warnings, warnings_len,
-				      "the table's %s is reached through AF_ALG, unusable here (%s): "
-				      "its sizes go to software\n",
-				      t->paths[p].name, reason);
+			hwoff_appendf(
+				warnings, warnings_len,
+				"the table's %s is reached through AF_ALG, unusable here (%s): "
+				"its sizes go to software\n",
+				t->paths[p].name, reason);
 	}
 }
 

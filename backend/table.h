@@ -213,8 +213,8 @@ void hwoff_table_mark_afalg_paths_unusable(struct hwoff_table *t, const char *re
  * ranges become software's, the route there and not a fallback; a line of warnings per path the
  * table sent sizes to.
  */
-void hwoff_table_afalg_paths_to_software(struct hwoff_table *t, const char *reason,
-					 char *warnings, size_t warnings_len);
+void hwoff_table_afalg_paths_to_software(struct hwoff_table *t, const char *reason, char *warnings,
+					 size_t warnings_len);
 
 /*
  * Check the kernel paths against discovery: a driver that is not there, or that implements a

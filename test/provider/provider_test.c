@@ -1268,7 +1268,8 @@ static void table_where_af_alg_is_refused(struct buffers *b)
 	snprintf(pio, sizeof(pio), "%s", engine_driver(cbc->kernel_name, HWOFF_IMPL_ENGINE_PIO));
 	snprintf(dma, sizeof(dma), "%s", engine_driver(cbc->kernel_name, HWOFF_IMPL_ENGINE_DMA));
 	/* the device has no HMAC: its rows stay AF_ALG's */
-	snprintf(afalg, sizeof(afalg), "%s", engine_driver(hmac->kernel_name, HWOFF_IMPL_ENGINE_DMA));
+	snprintf(afalg, sizeof(afalg), "%s",
+		 engine_driver(hmac->kernel_name, HWOFF_IMPL_ENGINE_DMA));
 	ck_assert_msg(!strncmp(pio, "dev.", 4) && !strncmp(dma, "dev.", 4) &&
 			      strncmp(afalg, "dev.", 4),
 		      "%s, %s, %s", pio, dma, afalg);
@@ -1278,8 +1279,9 @@ static void table_where_af_alg_is_refused(struct buffers *b)
 							{ 8192, dma } };
 		const struct hwoff_range_spec digest[] = { { 0, HWOFF_SOFTWARE }, { 1024, afalg } };
 
-		ck_assert_msg(t && !hwoff_table_set(t, cbc, HWOFF_ENCRYPT, obj, aes, 3, err,
-						    sizeof(err)) &&
+		ck_assert_msg(t &&
+				      !hwoff_table_set(t, cbc, HWOFF_ENCRYPT, obj, aes, 3, err,
+						       sizeof(err)) &&
 				      !hwoff_table_set(t, hmac, HWOFF_DIGEST, obj, digest, 2, err,
 						       sizeof(err)),
 			      "%s", err);
