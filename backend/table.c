@@ -454,6 +454,13 @@ long long hwoff_path_retry_in_ms(const struct hwoff_path *path)
 	return at > now ? (long long)((at - now + 999999) / 1000000) : 0;
 }
 
+void hwoff_table_mark_afalg_paths_unusable(struct hwoff_table *t, const char *reason)
+{
+	for (unsigned int p = 1; p < t->path_count; p++)
+		if (t->paths[p].transport == &hwoff_transport_afalg)
+			hwoff_path_mark_unusable(&t->paths[p], reason);
+}
+
 /* Mark path unusable for the printf-style reason, which becomes a line of warnings; 1 problem. */
 static size_t mark_and_warn(struct hwoff_path *path, char *warnings, size_t warnings_len,
 			    const char *fmt, ...) __attribute__((format(printf, 4, 5)));
@@ -484,13 +491,6 @@ static void merge_ranges(struct hwoff_entry *e)
 		if (e->ranges[i].path != e->ranges[kept - 1].path)
 			e->ranges[kept++] = e->ranges[i];
 	e->count = kept;
-}
-
-void hwoff_table_mark_afalg_paths_unusable(struct hwoff_table *t, const char *reason)
-{
-	for (unsigned int p = 1; p < t->path_count; p++)
-		if (t->paths[p].transport == &hwoff_transport_afalg)
-			hwoff_path_mark_unusable(&t->paths[p], reason);
 }
 
 void hwoff_table_afalg_paths_to_software(struct hwoff_table *t, const char *reason, char *warnings,
