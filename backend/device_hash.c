@@ -43,6 +43,12 @@ static struct device_hash *to_device_hash(const struct hwoff_hash *base)
 	return (struct device_hash *)base; /* its first member */
 }
 
+/* Whether blocks of the message went to the engine: a new session needs its state then. */
+static bool message_sent(const struct device_hash *h)
+{
+	return h->state.len_lo || h->state.len_hi;
+}
+
 static int device_hash_failed(struct device_hash *h, int ret)
 {
 	h->lost = true;
@@ -82,7 +88,7 @@ static int device_hash_own_session(struct device_hash *h)
 		ret = hwoff_device_open(&h->s, NULL, 0, NULL);
 		if (ret)
 			return device_hash_failed(h, ret);
-		h->state_to_session = h->state.len_lo || h->state.len_hi;
+		h->state_to_session = message_sent(h);
 	}
 	ret = device_hash_state_to_session(h);
 	return ret ? device_hash_failed(h, ret) : 0;
@@ -237,7 +243,7 @@ static int device_hash_reset(struct hwoff_hash *base)
 {
 	struct device_hash *h = to_device_hash(base);
 
-	if (!h->tail_len && !h->lost && !h->state.len_lo && !h->state.len_hi)
+	if (!h->tail_len && !h->lost && !message_sent(h))
 		return 0;
 	explicit_bzero(h->tail, sizeof(h->tail));
 	h->tail_len = 0;
@@ -318,7 +324,7 @@ static int device_hash_dup(struct hwoff_hash **out, struct hwoff_hash *base, cha
 	memcpy(d->tail, h->tail, h->tail_len);
 	d->tail_len = h->tail_len;
 	d->state = h->state;
-	d->state_to_session = d->state.len_lo || d->state.len_hi;
+	d->state_to_session = message_sent(d);
 	*out = &d->base;
 	return 0;
 }
